@@ -1,0 +1,68 @@
+"""Events of a heal: the trace (`trace.jsonl`) and the live progress display read the same stream."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Event:
+    node: str  # baseline | flake_check | localize | screen | validate | ...
+    start: float
+    end: float | None  # None: the step has just started
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        record = {"node": self.node, "start": round(self.start, 4)}
+        if self.end is not None:
+            record["end"] = round(self.end, 4)
+            record["duration_s"] = round(self.end - self.start, 4)
+        record.update(self.data)
+        return record
+
+
+class EventSink(Protocol):
+    def emit(self, event: Event) -> None: ...
+
+
+class Trace:
+    """Every finished step, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        if event.end is not None:
+            self.events.append(event)
+
+    def write(self, path: Path) -> None:
+        with path.open("w", encoding="utf-8") as handle:
+            for event in self.events:
+                handle.write(json.dumps(event.as_dict(), default=str) + "\n")
+
+
+class Fanout:
+    def __init__(self, *sinks: EventSink) -> None:
+        self.sinks = [s for s in sinks if s is not None]
+
+    def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            sink.emit(event)
+
+
+@contextmanager
+def stage(sink: EventSink, node: str, **data: Any) -> Iterator[dict[str, Any]]:
+    """Emit a start event, let the body fill in details, emit the finished step."""
+    started = time.time()
+    sink.emit(Event(node, started, None, dict(data)))
+    details: dict[str, Any] = dict(data)
+    try:
+        yield details
+    finally:
+        sink.emit(Event(node, started, time.time(), details))

@@ -1,0 +1,381 @@
+"""One heal, top to bottom: baseline, flake check, localize, repair rounds, verdict.
+
+    heal(config, sandbox, events) -> HealResult
+
+The workspace is a copy; the sandbox session is opened once and closed at the end whatever
+happens. Problems of the repo itself (tests that cannot run) end in a result with status
+"error"; problems of the request (bad path, missing interpreter, unknown command) raise
+`ConfigError` before anything is run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from selfheal.agent.config import HealConfig
+from selfheal.agent.events import Event, EventSink, stage
+from selfheal.agent.exceptions import InterpreterError, TestCommandError
+from selfheal.agent.localize import Localization, localize, source_files
+from selfheal.agent.repair import (
+    Budget,
+    Candidate,
+    Hints,
+    RepairContext,
+    RepairStrategy,
+    Screening,
+    apply_edits,
+)
+from selfheal.agent.repair.search import SearchStrategy
+from selfheal.agent.result import ERROR, HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL
+from selfheal.agent.result import HealResult, Rejection
+from selfheal.agent.screen import ForkScreener, Screener, ScreenResult, SubprocessScreener
+from selfheal.agent.testcommand import TestCommand
+from selfheal.agent.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunner
+from selfheal.agent.verdict import Verdict, judge
+from selfheal.agent.workspace import Origin, Workspace
+from selfheal.sandbox import Sandbox, Session
+
+MAX_ROUNDS = 3
+MAX_VALIDATIONS_PER_ROUND = 3
+SCREEN_COVERING_TESTS = 25
+WORKER_COLLECT_LIMIT = 400
+DID_NOT_RAISE = re.compile(r"DID NOT RAISE <class '([\w.]+)'>")
+
+
+def heal(config: HealConfig, sandbox: Sandbox, events: EventSink,
+         strategy: RepairStrategy | None = None) -> HealResult:
+    started = time.monotonic()
+    origin = Origin.inspect(config.repo)
+    workspace = Workspace.create(origin)
+    session = sandbox.start(workspace.root)
+    try:
+        run = HealRun(config, workspace, session, events, strategy or SearchStrategy())
+        result = run.execute()
+    finally:
+        session.close()
+        if not config.keep_workspace:
+            workspace.cleanup()
+    result.metrics.wall_s = time.monotonic() - started
+    return result
+
+
+class HealRun:
+    def __init__(self, config: HealConfig, workspace: Workspace, session: Session,
+                 events: EventSink, strategy: RepairStrategy) -> None:
+        self.config = config
+        self.workspace = workspace
+        self.session = session
+        self.events = events
+        self.strategy = strategy
+        self.python = resolve_python(config.python, workspace.origin.path)
+        self.command = TestCommand.parse(config.test_command, self.python, workspace.root)
+        self.runner = TestRunner(session, self.command, self.python,
+                                 timeout=config.timeout, test_timeout=config.test_timeout)
+        self.sources = {
+            path: workspace.base_text(path)
+            for path in source_files(workspace.files, config.protected, config.source)
+        }
+        self.baseline_messages: dict[str, str] = {}
+        self.result = HealResult(
+            status=ERROR, repo=str(workspace.origin.path), base_sha=workspace.base_sha,
+            test_command=config.test_command, provider=config.provider, sandbox=session.info,
+        )  # fmt: skip
+        if workspace.origin.dirty:
+            self.result.notes.append(
+                "the working tree differs from HEAD; the patch is against the files as they are "
+                "on disk")
+        if not workspace.origin.is_git:
+            self.result.notes.append(
+                "not a git repository: the patch is against a snapshot of the directory")
+
+    # -- the heal -------------------------------------------------------------------------
+    def execute(self) -> HealResult:
+        result = self.result
+        self.check_interpreter()
+        baseline, coverage = self.run_baseline()
+        result.baseline = baseline
+        if not baseline.ran:
+            return self.finish(ERROR, error=baseline.message)
+        if not baseline.failing:
+            return self.finish(NOTHING_TO_HEAL)
+        result.flaky = self.flake_check(baseline)
+        targets = [t for t in baseline.failing if t not in result.flaky]
+        if not targets:
+            result.notes.append("every failing test passed when re-run: they are flaky, not broken")
+            return self.finish(NOTHING_TO_HEAL)
+        result.localization = self.localize(baseline, targets, coverage)
+        if not result.localization.lines:
+            return self.finish(NOT_HEALED, error="no suspicious line in project source: the "
+                               "failing tests execute no source file selfheal may change")
+        screener = self.start_screener(baseline, targets, coverage)
+        try:
+            self.repair_rounds(screener, baseline, targets, coverage)
+        finally:
+            screener.close()
+            self.result.metrics.screener = screener.name
+        status = result.verdict.status if result.verdict else NOT_HEALED
+        return self.finish(status)
+
+    def finish(self, status: str, *, error: str | None = None) -> HealResult:
+        self.result.status = status
+        self.result.error = error
+        self.result.metrics.test_runs = self.runner.runs
+        return self.result
+
+    # -- stages ---------------------------------------------------------------------------
+    def check_interpreter(self) -> None:
+        probe = self.session.run(
+            [self.python, "-c", "import sys, pytest; print(sys.version.split()[0], pytest.__version__)"],
+            timeout=60,
+        )
+        if probe.returncode == 127:
+            raise InterpreterError(f"Python interpreter not found: {self.python}")
+        if not probe.ok:
+            raise InterpreterError(
+                f"{self.python} cannot import pytest; install pytest for it or pass --python "
+                f"(it said: {probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else probe.returncode})"
+            )
+
+    def run_baseline(self) -> tuple[TestReport, CoverageMap | None]:
+        with stage(self.events, "baseline", command=self.config.test_command) as info:
+            baseline, coverage = self.runner.run(coverage_files=sorted(self.sources))
+            info.update(status=baseline.status, failed=len(baseline.failing),
+                        passed=len(baseline.passing), coverage=coverage is not None)
+        self.result.metrics.baseline_s = baseline.duration_s
+        if baseline.status == NOT_FOUND:
+            raise TestCommandError(f"test command not found: {baseline.message}")
+        return baseline, coverage
+
+    def flake_check(self, baseline: TestReport) -> tuple[str, ...]:
+        flaky: set[str] = set()
+        with stage(self.events, "flake_check", reruns=self.config.flake_reruns) as info:
+            remaining = list(baseline.failing)
+            for _ in range(self.config.flake_reruns):
+                rerun, _ = self.runner.run(remaining)
+                if not rerun.ran:
+                    break
+                newly = {t for t in remaining if rerun.outcomes.get(t) and not rerun.outcomes[t].failing}
+                flaky |= newly
+                remaining = [t for t in remaining if t not in newly]
+            info.update(flaky=sorted(flaky))
+        return tuple(sorted(flaky))
+
+    def localize(self, baseline: TestReport, targets: list[str],
+                 coverage: CoverageMap | None) -> Localization:
+        with stage(self.events, "localize") as info:
+            found = localize(
+                failing=targets,
+                passing=baseline.passing,
+                outcomes=baseline.outcomes,
+                coverage=coverage,
+                sources=self.sources,
+                root=str(self.session.root),
+            )
+            info.update(lines=len(found.lines), coverage=found.had_coverage,
+                        top=[f"{s.file}:{s.line}" for s in found.lines[:5]],
+                        targets=[f"{t.file}::{t.function}" for t in found.targets[:5]])
+        return found
+
+    def start_screener(self, baseline: TestReport, targets: list[str],
+                       coverage: CoverageMap | None) -> Screener:
+        covering = self._covering_for_lines(
+            [(s.file, s.line) for s in self.result.localization.top_lines()], coverage, baseline)
+        collect = list(dict.fromkeys([*targets, *covering]))[:WORKER_COLLECT_LIMIT]
+        with stage(self.events, "screening_worker", tests=len(collect)) as info:
+            worker, why = ForkScreener.start(self.session, self.runner, collect, self.sources,
+                                             startup_timeout=self.config.timeout)
+            if worker is not None:
+                sanity = worker.screen({}, collect, timeout=self._screen_timeout(collect, baseline))
+                mismatch = [t for t in collect if sanity.outcomes.get(t) not in (None, "missing")
+                            and (sanity.passed(t) != (t not in targets))]
+                if sanity.error or mismatch:
+                    why = (f"screening worker disagrees with the real run on {mismatch[:3]}"
+                           if mismatch else f"screening worker failed: {sanity.error}")
+                    worker.close()
+                    worker = None
+                else:
+                    self.baseline_messages = sanity.messages
+            info.update(screener="fork-worker" if worker else "subprocess", note=why)
+        if worker is None:
+            self.result.notes.append(f"{why}; screening with one pytest process per candidate")
+            self.baseline_messages = {}
+            return SubprocessScreener(self.session, self.runner, self.sources)
+        return worker
+
+    # -- repair ---------------------------------------------------------------------------
+    def repair_rounds(self, screener: Screener, baseline: TestReport, targets: list[str],
+                      coverage: CoverageMap | None) -> None:
+        config, result = self.config, self.result
+        budget = Budget(config.max_candidates, config.max_minutes * 60)
+        accepted: dict[str, str] = {}
+        remaining = list(targets)
+        hints = Hints(expected_exceptions=_expected_exceptions(baseline, targets))
+        for round_number in range(1, MAX_ROUNDS + 1):
+            result.iterations = round_number
+            current = {**self.sources, **accepted}
+            context = RepairContext(
+                sources=current, localization=result.localization, targets=tuple(remaining),
+                passing=tuple(baseline.passing), coverage=coverage,
+                durations={n: o.duration for n, o in baseline.outcomes.items()}, hints=hints,
+                seed=config.seed, baseline_messages=self.baseline_messages,
+            )  # fmt: skip
+            screen = self._screen_fn(screener, baseline, context, accepted, coverage)
+            with stage(self.events, "repair", round=round_number, strategy=self.strategy.name,
+                       targets=len(remaining)) as info:
+                outcome = self.strategy.repair(context, screen, budget)
+                info.update(tried=outcome.tried, plausible=len(outcome.plausible),
+                            partial=outcome.partial is not None, stopped=outcome.stopped_because)
+            result.metrics.candidates_tried += outcome.tried
+            for family, count in outcome.families_tried.items():
+                result.families_tried[family] = result.families_tried.get(family, 0) + count
+            result.ruled_out.extend(outcome.ruled_out)
+            result.stopped_because = outcome.stopped_because
+
+            for screening in outcome.plausible[:MAX_VALIDATIONS_PER_ROUND]:
+                verdict = self.validate(screening.candidate, accepted, baseline)
+                if verdict.holds:
+                    result.alternatives = [s.candidate for s in outcome.plausible
+                                           if s is not screening]
+                    return
+            partial = outcome.partial
+            if partial is None or budget.exhausted:
+                return
+            verdict = self.validate(partial.candidate, accepted, baseline)
+            if verdict.status != PARTIAL or len(verdict.still_failing) >= len(remaining):
+                return
+            accepted = dict(result.changes)
+            remaining = list(verdict.still_failing)
+
+    def _screen_fn(self, screener: Screener, baseline: TestReport, context: RepairContext,
+                   accepted: dict[str, str], coverage: CoverageMap | None):
+        metrics = self.result.metrics
+
+        def screen(candidate: Candidate) -> Screening:
+            changes = {**accepted, **apply_edits(context.sources, candidate.edits)}
+            lines = [(e.file, self._line_of(context.sources[e.file], e.start)) for e in candidate.edits]
+            covering = self._covering_for_lines(lines, coverage, baseline)[:SCREEN_COVERING_TESTS]
+            tests = [*context.targets, *covering]
+            outcome: ScreenResult = screener.screen(changes, tests,
+                                                    self._screen_timeout(tests, baseline))
+            metrics.screened += 1
+            metrics.screen_s += outcome.duration_s
+            fixed = frozenset(t for t in context.targets if outcome.passed(t))
+            screening = Screening(
+                candidate=candidate,
+                fixed=fixed,
+                still_failing=frozenset(context.targets) - fixed,
+                broken=frozenset(t for t in covering if outcome.failed(t)),
+                messages=outcome.messages,
+                error=outcome.error,
+            )
+            _emit_screen(self.events, screening, metrics.screened)
+            return screening
+
+        return screen
+
+    def validate(self, candidate: Candidate, accepted: dict[str, str],
+                 baseline: TestReport) -> Verdict:
+        """A clean, real run of the full test command on the patched files, then the verdict."""
+        current = {**self.sources, **accepted}
+        changes = {**accepted, **apply_edits(current, candidate.edits)}
+        changes = {p: t for p, t in changes.items() if t != self.sources.get(p)}
+        patch = self.workspace.diff(changes)
+        with stage(self.events, "validate", candidate=candidate.description) as info:
+            for path, text in changes.items():
+                self.session.write_file(path, text)
+            try:
+                after, _ = self.runner.run()
+            finally:
+                for path in changes:
+                    self.session.write_file(path, self.sources[path])
+            verdict = judge(
+                baseline=baseline, flaky=set(self.result.flaky), after=after, changes=changes,
+                base_texts=self.sources, patch=patch, protected=self.config.protected,
+                applies=self.workspace.check_applies(patch),
+            )  # fmt: skip
+            info.update(status=verdict.status, healed=len(verdict.healed),
+                        regressions=list(verdict.regressions[:10]), violations=verdict.violations)
+        self.result.metrics.validations += 1
+        if verdict.status in (HEALED, PARTIAL):
+            self.result.verdict = verdict
+            self.result.after = after
+            self.result.changes = changes
+            self.result.patch = patch
+            self.result.fixes = (*self.result.fixes, candidate)
+        else:
+            self.result.rejections.append(Rejection(candidate, verdict))
+        return verdict
+
+    # -- helpers --------------------------------------------------------------------------
+    @staticmethod
+    def _line_of(text: str, offset: int) -> int:
+        return text.encode("utf-8")[:offset].count(b"\n") + 1
+
+    @staticmethod
+    def _covering_for_lines(lines, coverage: CoverageMap | None, baseline: TestReport) -> list[str]:
+        if coverage is None:
+            return []
+        passing = set(baseline.passing)
+        chosen: dict[str, None] = {}
+        for path, line in lines:
+            for test in coverage.tests_covering(path, line):
+                if test in passing:
+                    chosen[test] = None
+        durations = baseline.outcomes
+        return sorted(chosen, key=lambda t: (durations[t].duration if t in durations else 0.0, t))
+
+    def _screen_timeout(self, tests: list[str], baseline: TestReport) -> float:
+        durations = [baseline.outcomes[t].duration for t in tests if t in baseline.outcomes]
+        typical = statistics.median(durations) if durations else 1.0
+        return min(self.config.test_timeout * max(1, len(tests)),
+                   5.0 + 3 * sum(durations) + 10 * typical)
+
+
+def _emit_screen(events: EventSink, screening: Screening, count: int) -> None:
+    now = time.time()
+    events.emit(Event("screen", now, now, {
+        "n": count,
+        "candidate": screening.candidate.description,
+        "family": screening.candidate.family,
+        "fixed": len(screening.fixed),
+        "still_failing": len(screening.still_failing),
+        "broken": len(screening.broken),
+        "plausible": screening.plausible,
+        **({"error": screening.error} if screening.error else {}),
+    }))  # fmt: skip
+
+
+def _expected_exceptions(baseline: TestReport, targets: list[str]) -> tuple[str, ...]:
+    found: list[str] = []
+    for test in targets:
+        outcome = baseline.outcomes.get(test)
+        if outcome is None:
+            continue
+        for match in DID_NOT_RAISE.finditer(outcome.message + "\n" + outcome.details):
+            name = match.group(1).rsplit(".", 1)[-1]
+            if name not in found:
+                found.append(name)
+    return tuple(found)
+
+
+def resolve_python(requested: str | None, repo: Path) -> str:
+    """--python if given; else the repo's own .venv; else the Python selfheal runs on."""
+    if requested:
+        found = requested if os.sep in requested else (shutil.which(requested) or requested)
+        path = Path(found).expanduser()
+        if not path.is_absolute():
+            path = Path.cwd() / path
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise InterpreterError(f"--python {shlex.quote(requested)}: no such executable")
+        return str(path)
+    for candidate in (repo / ".venv" / "bin" / "python", repo / ".venv" / "Scripts" / "python.exe"):
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return sys.executable

@@ -1,0 +1,188 @@
+"""The embedded search engine: mutation-based program repair, no model needed.
+
+Candidates come from the mutation operators applied to the most suspicious statements first,
+ranked by suspiciousness x operator prior (ties broken by a seeded shuffle, so a given seed always
+gives the same order). Each is screened; once one is plausible, a few more are screened so that
+the smallest plausible edit can win. When no single mutation fixes anything, pairs of the most
+promising singles are tried (bounded).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from selfheal.agent.repair import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
+from selfheal.agent.repair.edits import Candidate, SourceFile, apply_edits, content_key
+from selfheal.agent.repair.mutations import (
+    FunctionFacts,
+    ModuleFacts,
+    enclosing_function,
+    parent_map,
+    statement_at,
+    statement_mutations,
+)
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    max_lines: int = 40
+    explore_after_plausible: int = 40
+    max_plausible: int = 4
+    pair_pool: int = 14
+    max_pairs: int = 250
+    single_share: float = 0.75  # of the candidate budget, before pairs get their turn
+
+
+def edit_size(candidate: Candidate) -> int:
+    return sum(max(len(edit.text.encode("utf-8")), edit.end - edit.start) for edit in candidate.edits)
+
+
+class SearchStrategy:
+    name = "search"
+
+    def __init__(self, settings: SearchSettings | None = None) -> None:
+        self.settings = settings or SearchSettings()
+
+    # -- candidate generation ------------------------------------------------------------
+    def candidates(self, context: RepairContext) -> list[Candidate]:
+        files: dict[str, tuple[SourceFile, dict, ModuleFacts]] = {}
+        statements_seen: set[tuple[str, int, int]] = set()
+        contents_seen: set[str] = set()
+        found: list[Candidate] = []
+        for suspect in context.localization.top_lines(self.settings.max_lines):
+            if suspect.file not in context.sources:
+                continue
+            if suspect.file not in files:
+                try:
+                    src = SourceFile(suspect.file, context.sources[suspect.file])
+                except SyntaxError:
+                    continue
+                files[suspect.file] = (src, parent_map(src.tree), ModuleFacts(src))
+            src, parents, module = files[suspect.file]
+            statement = statement_at(src, suspect.line, parents)
+            if statement is None:
+                continue
+            key = (suspect.file, statement.lineno, statement.col_offset)
+            if key in statements_seen:
+                continue
+            statements_seen.add(key)
+            function = enclosing_function(statement, parents)
+            facts = FunctionFacts(src, function)
+            for mutation in statement_mutations(src, statement, parents, facts, module,
+                                                context.hints):
+                try:
+                    changed = apply_edits(context.sources, mutation.edits)
+                    for path, text in changed.items():
+                        compile(text, path, "exec")
+                except (SyntaxError, ValueError):
+                    continue
+                digest = content_key(changed)
+                if digest in contents_seen:
+                    continue
+                contents_seen.add(digest)
+                found.append(Candidate(
+                    edits=mutation.edits,
+                    family=mutation.family,
+                    description=f"{suspect.file}:{statement.lineno}: {mutation.description}",
+                    file=suspect.file,
+                    line=statement.lineno,
+                    function=suspect.function,
+                    score=suspect.score * mutation.prior,
+                ))  # fmt: skip
+        rng = random.Random(context.seed)
+        tiebreak = {id(c): rng.random() for c in found}
+        found.sort(key=lambda c: (-round(c.score, 9), tiebreak[id(c)]))
+        return found
+
+    # -- search ---------------------------------------------------------------------------
+    def repair(self, context: RepairContext, screen: ScreenFn, budget: Budget) -> RepairOutcome:
+        settings = self.settings
+        outcome = RepairOutcome()
+        singles = self.candidates(context)
+        single_limit = budget.spent + max(1, int((budget.max_candidates - budget.spent) * settings.single_share))
+        since_plausible = 0
+        promising: list[Screening] = []
+        for candidate in singles:
+            if outcome.plausible and (
+                since_plausible >= settings.explore_after_plausible
+                or len(outcome.plausible) >= settings.max_plausible
+            ):
+                break
+            if budget.spent >= single_limit and not outcome.plausible:
+                break
+            if not budget.take():
+                outcome.stopped_because = budget.reason
+                break
+            result = self._screen(screen, candidate, outcome)
+            if outcome.plausible:
+                since_plausible += 1
+            if result.plausible:
+                outcome.plausible.append(result)
+            elif result.improving:
+                if outcome.partial is None or _better_partial(result, outcome.partial):
+                    outcome.partial = result
+            elif result.error is None and not result.broken:
+                promising.append(result)
+        if not outcome.plausible and outcome.partial is None and not budget.exhausted:
+            self._pairs(context, screen, budget, singles, promising, outcome)
+        outcome.plausible.sort(key=lambda s: (edit_size(s.candidate), -s.candidate.score))
+        if not outcome.stopped_because and budget.exhausted:
+            outcome.stopped_because = budget.reason
+        return outcome
+
+    def _screen(self, screen: ScreenFn, candidate: Candidate, outcome: RepairOutcome) -> Screening:
+        result = screen(candidate)
+        outcome.tried += 1
+        outcome.families_tried[candidate.family] = outcome.families_tried.get(candidate.family, 0) + 1
+        if not result.plausible and len(outcome.ruled_out) < 200:
+            outcome.ruled_out.append(result)
+        return result
+
+    def _pairs(self, context, screen, budget, singles, promising, outcome) -> None:
+        """Two mutations together, when no single one fixes anything."""
+        changed_behaviour = [s for s in promising if s.messages and _moved(s, context)]
+        pool_results = sorted(changed_behaviour, key=lambda s: -s.candidate.score)
+        pool = [s.candidate for s in pool_results]
+        for candidate in singles:
+            if len(pool) >= self.settings.pair_pool:
+                break
+            if candidate not in pool:
+                pool.append(candidate)
+        pool = pool[: self.settings.pair_pool]
+        pairs = []
+        for i, first in enumerate(pool):
+            for second in pool[i + 1:]:
+                if first.line == second.line and first.file == second.file:
+                    continue
+                if not first.conflicts_with(second):
+                    pairs.append(first.combined_with(second))
+        pairs.sort(key=lambda c: -c.score)
+        for candidate in pairs[: self.settings.max_pairs]:
+            if outcome.plausible and len(outcome.plausible) >= self.settings.max_plausible:
+                break
+            if not budget.take():
+                outcome.stopped_because = budget.reason
+                return
+            try:
+                apply_edits(context.sources, candidate.edits)
+            except ValueError:
+                continue
+            result = self._screen(screen, candidate, outcome)
+            if result.plausible:
+                outcome.plausible.append(result)
+            elif result.improving and (outcome.partial is None or _better_partial(result, outcome.partial)):
+                outcome.partial = result
+
+
+def _better_partial(new: Screening, old: Screening) -> bool:
+    return (len(new.fixed), new.candidate.score) > (len(old.fixed), old.candidate.score)
+
+
+def _moved(result: Screening, context: RepairContext) -> bool:
+    """Did the candidate change how a target fails (a sign it touches the bug)?"""
+    return any(
+        result.messages.get(t, "") != context.baseline_messages.get(t, "")
+        for t in context.targets
+        if t in result.still_failing
+    )

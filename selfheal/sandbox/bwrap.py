@@ -1,0 +1,57 @@
+"""bubblewrap: new namespaces without a daemon.
+
+The command gets its own user, pid, network, ipc and uts namespaces, a read-only view of the
+whole file system except the workspace, a private /tmp and /dev. With a private pid namespace,
+ending the command ends everything it started: the kernel kills the namespace with its init.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Bwrap:
+    executable: str
+
+    def prefix(self, workspace: Path, cwd: Path) -> list[str]:
+        ws = str(workspace)
+        return [
+            self.executable,
+            "--unshare-all",
+            # Killing bwrap (our direct child) must take the namespace down with it. The death
+            # signal is tied to the spawning thread, so sessions spawn from a long-lived thread.
+            "--die-with-parent",
+            "--new-session",
+            "--ro-bind", "/", "/",
+            "--dev", "/dev",
+            "--proc", "/proc",
+            "--tmpfs", "/tmp",
+            "--bind", ws, ws,
+            "--chdir", str(cwd),
+            "--",
+        ]  # fmt: skip
+
+
+def probe_bwrap(workspace: Path) -> tuple[Bwrap | None, str]:
+    """A working bwrap, or None and the reason it cannot be used here."""
+    executable = shutil.which("bwrap")
+    if executable is None:
+        return None, "bwrap not installed"
+    bwrap = Bwrap(executable)
+    try:
+        done = subprocess.run(
+            [*bwrap.prefix(workspace, workspace), "true"],
+            capture_output=True,
+            timeout=20,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"bwrap failed to start: {exc}"
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, f"bwrap unusable here: {reason[-1] if reason else done.returncode}"
+    return bwrap, "bwrap namespaces (user, pid, net, ipc, uts), read-only outside the workspace"

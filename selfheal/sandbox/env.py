@@ -1,0 +1,51 @@
+"""The environment a sandboxed command sees: built from an allowlist, never inherited whole.
+
+Secrets reach a sandbox only by being copied into it, so the filter works on names: anything that
+looks like a credential is dropped even when a caller passes it explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+SECRET_MARKERS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+
+# Enough for interpreters, locales and pytest to behave as they do in a terminal.
+INHERITED = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "SSL_CERT_FILE", "PIP_CERT")
+INHERITED_PREFIXES = ("LC_",)
+
+FIXED = {
+    # A mutation may keep a file's size and mtime second; cached bytecode would then be stale.
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONUNBUFFERED": "1",
+    "PYTHONHASHSEED": "0",
+    "PYTHONNOUSERSITE": "1",
+    "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    "NO_COLOR": "1",
+}
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return any(marker in upper for marker in SECRET_MARKERS)
+
+
+def build_environment(
+    *,
+    home: str,
+    tmpdir: str,
+    extra: Mapping[str, str] | None = None,
+    source: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    source = os.environ if source is None else source
+    env = {
+        name: value
+        for name, value in source.items()
+        if name in INHERITED or name.startswith(INHERITED_PREFIXES)
+    }
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env.update(FIXED)
+    env.update({"HOME": home, "TMPDIR": tmpdir, "TMP": tmpdir, "TEMP": tmpdir})
+    env.update(extra or {})
+    return {name: value for name, value in env.items() if not is_secret_name(name)}

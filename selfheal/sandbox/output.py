@@ -1,0 +1,63 @@
+"""Bounded capture of a process's output.
+
+A command may print gigabytes; the pipe must still be drained so the process never blocks, but
+only a head and a tail are kept. The tail matters most (pytest prints its summary last).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import BinaryIO
+
+CHUNK = 65536
+
+
+class CappedBuffer:
+    def __init__(self, limit: int) -> None:
+        self.limit = max(limit, 1024)
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._dropped = 0
+        self._head_limit = self.limit // 4
+        self._tail_limit = self.limit - self._head_limit
+
+    def feed(self, data: bytes) -> None:
+        room = self._head_limit - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        if not data:
+            return
+        self._tail += data
+        excess = len(self._tail) - self._tail_limit
+        if excess > 0:
+            del self._tail[:excess]
+            self._dropped += excess
+
+    @property
+    def truncated(self) -> bool:
+        return self._dropped > 0
+
+    def text(self) -> str:
+        if not self._dropped:
+            return (self._head + self._tail).decode("utf-8", "replace")
+        marker = f"\n[... {self._dropped} bytes of output dropped by selfheal ...]\n".encode()
+        return (self._head + marker + self._tail).decode("utf-8", "replace")
+
+
+def drain_in_background(stream: BinaryIO, buffer: CappedBuffer) -> threading.Thread:
+    def pump() -> None:
+        try:
+            while chunk := stream.read1(CHUNK) if hasattr(stream, "read1") else stream.read(CHUNK):
+                buffer.feed(chunk)
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=pump, daemon=True)
+    thread.start()
+    return thread
