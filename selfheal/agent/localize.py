@@ -14,11 +14,12 @@ match, inside the workspace, and Python.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import os
+import re
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from selfheal.agent.junit import TestOutcome
 from selfheal.agent.testrun import CoverageMap
@@ -65,9 +66,37 @@ class Localization:
         return [s for s in self.lines if s.score >= best * floor][:limit]
 
 
+@functools.lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """`**` spans directories, `*` and `?` stay within one; a pattern without `/` names a file."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
 def matches_any(path: str, globs: tuple[str, ...]) -> bool:
-    pure = PurePosixPath(path)
-    return any(pure.match(g) or (g.startswith("**/") and pure.match(g[3:])) for g in globs)
+    """Does a repo-relative path match one of the globs (gitignore-like semantics)?"""
+    name = path.rsplit("/", 1)[-1]
+    for pattern in globs:
+        target = name if "/" not in pattern else path
+        if _glob_regex(pattern).match(target):
+            return True
+    return False
 
 
 def source_files(files: list[str], protected: tuple[str, ...], source: tuple[str, ...] = ()) -> list[str]:

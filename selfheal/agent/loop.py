@@ -86,6 +86,7 @@ class HealRun:
         self.result = HealResult(
             status=ERROR, repo=str(workspace.origin.path), base_sha=workspace.base_sha,
             test_command=config.test_command, provider=config.provider, sandbox=session.info,
+            apply_root=str(workspace.toplevel), project_dir=workspace.origin.subdir,
         )  # fmt: skip
         if workspace.origin.dirty:
             self.result.notes.append(
@@ -283,9 +284,9 @@ class HealRun:
     def validate(self, candidate: Candidate, accepted: dict[str, str],
                  baseline: TestReport) -> Verdict:
         """A clean, real run of the full test command on the patched files, then the verdict."""
-        current = {**self.sources, **accepted}
+        current = {**self.base_texts_of(candidate), **accepted}
         changes = {**accepted, **apply_edits(current, candidate.edits)}
-        changes = {p: t for p, t in changes.items() if t != self.sources.get(p)}
+        changes = {p: t for p, t in changes.items() if t != self.base_text(p)}
         patch = self.workspace.diff(changes)
         with stage(self.events, "validate", candidate=candidate.description) as info:
             for path, text in changes.items():
@@ -294,10 +295,11 @@ class HealRun:
                 after, _ = self.runner.run()
             finally:
                 for path in changes:
-                    self.session.write_file(path, self.sources[path])
+                    self.session.write_file(path, self.base_text(path))
             verdict = judge(
                 baseline=baseline, flaky=set(self.result.flaky), after=after, changes=changes,
-                base_texts=self.sources, patch=patch, protected=self.config.protected,
+                base_texts={p: self.base_text(p) for p in changes}, patch=patch,
+                protected=self.config.protected,
                 applies=self.workspace.check_applies(patch),
             )  # fmt: skip
             info.update(status=verdict.status, healed=len(verdict.healed),
@@ -307,13 +309,21 @@ class HealRun:
             self.result.verdict = verdict
             self.result.after = after
             self.result.changes = changes
-            self.result.patch = patch
+            self.result.base_texts = {p: self.base_text(p) for p in changes}
+            self.result.patch = self.workspace.diff(changes, in_repo=True)
             self.result.fixes = (*self.result.fixes, candidate)
         else:
             self.result.rejections.append(Rejection(candidate, verdict))
         return verdict
 
     # -- helpers --------------------------------------------------------------------------
+    def base_text(self, path: str) -> str:
+        """Base version of any file of the workspace (a candidate may touch non-source files)."""
+        return self.sources[path] if path in self.sources else self.workspace.base_text(path)
+
+    def base_texts_of(self, candidate: Candidate) -> dict[str, str]:
+        return {**self.sources, **{e.file: self.base_text(e.file) for e in candidate.edits}}
+
     @staticmethod
     def _line_of(text: str, offset: int) -> int:
         return text.encode("utf-8")[:offset].count(b"\n") + 1

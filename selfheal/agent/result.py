@@ -49,12 +49,15 @@ class HealResult:
     provider: str
     sandbox: SandboxInfo
     error: str | None = None
+    apply_root: str = ""  # where `git apply patch.diff` works (the git top level)
+    project_dir: str = ""  # the healed folder inside that repository ("" at the top)
     baseline: TestReport | None = None
     after: TestReport | None = None
     flaky: tuple[str, ...] = ()
     localization: Localization | None = None
     fixes: tuple[Candidate, ...] = ()  # the accepted edits, in the order they were found
     changes: dict[str, str] = field(default_factory=dict)
+    base_texts: dict[str, str] = field(default_factory=dict)  # of the changed files
     patch: str = ""
     verdict: Verdict | None = None
     iterations: int = 0
@@ -88,4 +91,6 @@ class HealResult:
 
     @property
     def files_changed(self) -> list[str]:
-        return sorted(self.changes)
+        """Changed files relative to `apply_root`, as in the patch."""
+        prefix = f"{self.project_dir}/" if self.project_dir else ""
+        return sorted(prefix + path for path in self.changes)

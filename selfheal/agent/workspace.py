@@ -113,6 +113,13 @@ class Workspace:
     _texts: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
+    def toplevel(self) -> Path:
+        """The user's git top level (the folder `git apply` of the published patch runs in)."""
+        if not self.origin.subdir:
+            return self.origin.path
+        return self.origin.path.parents[len(Path(self.origin.subdir).parts) - 1]
+
+    @property
     def base_sha(self) -> str:
         """What the report calls the base: the user's HEAD if there is one, else our snapshot."""
         return self.origin.head_sha or self.base_commit
@@ -161,8 +168,12 @@ class Workspace:
         git(self.root, "read-tree", self.base_commit, env=env)
         return env, Path(name)
 
-    def diff(self, changes: dict[str, str]) -> str:
-        """Unified diff (git format, a/ b/ prefixes) from the base to `changes` {path: text}."""
+    def diff(self, changes: dict[str, str], *, in_repo: bool = False) -> str:
+        """Unified diff (git format) from the base to `changes` {path: text}.
+
+        With `in_repo`, paths are relative to the user's git top level (so `git apply` works
+        there when the healed project is a subfolder of a larger repository).
+        """
         if not changes:
             return ""
         env, index = self._with_scratch_index()
@@ -172,8 +183,9 @@ class Workspace:
                 mode = self._mode(relpath)
                 git(self.root, "update-index", "--add", "--cacheinfo",
                     f"{mode},{blob.stdout.decode().strip()},{relpath}", env=env)
+            sub = f"{self.origin.subdir}/" if in_repo and self.origin.subdir else ""
             done = git(self.root, "diff", "--cached", "--no-color", "--no-ext-diff",
-                       "--src-prefix=a/", "--dst-prefix=b/", self.base_commit, env=env)
+                       f"--src-prefix=a/{sub}", f"--dst-prefix=b/{sub}", self.base_commit, env=env)
             return done.stdout.decode("utf-8")
         finally:
             index.unlink(missing_ok=True)
@@ -202,20 +214,18 @@ class Workspace:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def apply_to_origin(workspace: Workspace, changes: dict[str, str],
+def apply_to_origin(origin: Path, changes: dict[str, str], base_texts: dict[str, str],
                     new_files: dict[str, str]) -> list[str]:
     """Write the patched files into the user's tree (`--apply`); refuse if they moved on."""
-    origin = workspace.origin.path
     conflicts = []
     for relpath in changes:
         current = origin / relpath
-        if not current.is_file() or current.read_bytes() != workspace.base_text(relpath).encode():
+        if not current.is_file() or current.read_bytes() != base_texts[relpath].encode("utf-8"):
             conflicts.append(relpath)
     conflicts += [rel for rel in new_files if (origin / rel).exists()]
     if conflicts:
         raise WorkspaceError(
-            "not applied: these files changed or exist since the heal started: "
-            + ", ".join(sorted(conflicts))
+            "these files changed or appeared since the heal started: " + ", ".join(sorted(conflicts))
         )
     written = []
     for relpath, text in sorted({**changes, **new_files}.items()):

@@ -164,7 +164,13 @@ class FunctionFacts:
             for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
                 if arg is not None and arg.arg not in ("self", "cls"):
                     self.params.append(arg.arg)
+        self.literal_inits: dict[str, str] = {}  # `out = []`: what a guard may return for `out`
         for node in _walk_function(body_root):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Name) \
+                    and isinstance(node.value, (ast.List, ast.Dict, ast.Tuple, ast.Set, ast.Constant)) \
+                    and len(src.segment(node.value)) <= 12:
+                self.literal_inits.setdefault(node.targets[0].id, src.segment(node.value))
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 if node.id not in self.locals and node.id not in self.params:
                     self.locals.append(node.id)
@@ -199,6 +205,8 @@ class FunctionFacts:
                 text = src.segment(ret.value)
             elif isinstance(ret.value, ast.Name) and ret.value.id in self.params:
                 text = ret.value.id
+            elif isinstance(ret.value, ast.Name) and ret.value.id in self.literal_inits:
+                text = self.literal_inits[ret.value.id]
             else:
                 continue
             if text not in values:

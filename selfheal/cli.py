@@ -1,0 +1,166 @@
+"""`selfheal` command line: parse once, heal, write the outputs, exit with a meaningful code.
+
+Exit codes: 0 healed (or nothing to heal), 1 not healed / partial / could not complete,
+2 bad input or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from selfheal import __version__
+from selfheal.agent.config import HealConfig, build_config
+from selfheal.agent.events import Fanout, Trace
+from selfheal.agent.exceptions import ConfigError, SelfhealError
+from selfheal.agent.loop import heal
+from selfheal.agent.outputs import OUTPUT_FILES, default_out_dir, write_outputs
+from selfheal.agent.result import HEALED, NOTHING_TO_HEAL, HealResult
+from selfheal.agent.workspace import apply_to_origin
+from selfheal.progress import ProgressDisplay
+from selfheal.sandbox import Limits, LocalSandbox
+
+EXIT_OK, EXIT_NOT_HEALED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="selfheal",
+        description="Repairs failing Python code and proves its repairs.",
+    )
+    parser.add_argument("--version", action="version", version=f"selfheal {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    heal_cmd = commands.add_parser(
+        "heal",
+        help="heal the failing tests of a local repository",
+        description="Run the repo's tests, localize what fails, search for a repair, prove it "
+        "with a clean run of the full suite, and write report.json, patch.diff, summary.md, "
+        "lessons.md and trace.jsonl. The repository itself is left untouched unless --apply.",
+    )
+    heal_cmd.add_argument("path", nargs="?", default=".", help="repository to heal (default: .)")
+    heal_cmd.add_argument("--test-command", metavar="CMD",
+                          help='the repo\'s test command (default: "python -m pytest", or '
+                          "test-command from [tool.selfheal] in its pyproject.toml)")
+    heal_cmd.add_argument("--out", metavar="DIR", type=Path,
+                          help="output folder (default: a new folder under ./.selfheal/runs/)")
+    heal_cmd.add_argument("--apply", action="store_true",
+                          help="write the verified patch into the repository")
+    heal_cmd.add_argument("--max-candidates", type=int, metavar="N",
+                          help="most candidate repairs to screen (default 1500)")
+    heal_cmd.add_argument("--max-minutes", type=float, metavar="M",
+                          help="time budget of the repair search (default 10)")
+    heal_cmd.add_argument("--timeout", type=float, metavar="S",
+                          help="seconds one run of the test suite may take (default 600)")
+    heal_cmd.add_argument("--test-timeout", type=float, metavar="S",
+                          help="seconds a single test may take before it counts as hanging (default 60)")
+    heal_cmd.add_argument("--seed", type=int, metavar="N", help="seed of the search order (default 0)")
+    heal_cmd.add_argument("--python", metavar="PATH",
+                          help="interpreter to run the tests with (default: the repo's .venv, "
+                          "else the Python running selfheal)")
+    heal_cmd.add_argument("--json", action="store_true",
+                          help="print report.json to stdout instead of a summary")
+    heal_cmd.add_argument("--no-namespaces", action="store_true",
+                          help="do not use bubblewrap namespaces even where available")
+    heal_cmd.add_argument("--keep-workspace", action="store_true",
+                          help="keep the temporary copy of the repository for inspection")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "heal":
+        return run_heal(args)
+    return EXIT_BAD_INPUT
+
+
+def run_heal(args: argparse.Namespace) -> int:
+    repo = Path(args.path).expanduser().resolve()
+    try:
+        if not repo.is_dir():
+            raise ConfigError(f"{args.path}: {'not a directory' if repo.exists() else 'no such directory'}")
+        config = build_config(repo, {
+            "test_command": args.test_command, "out_dir": args.out, "apply": args.apply or None,
+            "max_candidates": args.max_candidates, "max_minutes": args.max_minutes,
+            "timeout": args.timeout, "test_timeout": args.test_timeout, "seed": args.seed,
+            "python": args.python, "namespaces": False if args.no_namespaces else None,
+            "keep_workspace": args.keep_workspace or None,
+        })  # fmt: skip
+    except ConfigError as exc:
+        return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
+
+    sandbox = LocalSandbox(
+        Limits(memory_mb=config.memory_mb, max_processes=config.max_processes),
+        namespaces=config.namespaces,
+    )
+    trace = Trace()
+    try:
+        with ProgressDisplay() as progress:
+            result = heal(config, sandbox, Fanout(trace, progress))
+    except ConfigError as exc:
+        return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
+    except SelfhealError as exc:
+        return _fail(f"selfheal: {exc}", EXIT_NOT_HEALED)
+    except KeyboardInterrupt:
+        return _fail("selfheal: interrupted; the repository was not changed", 130)
+    except Exception as exc:  # noqa: BLE001 - a bug of ours: say so plainly, trace on request
+        if os.environ.get("SELFHEAL_DEBUG"):
+            traceback.print_exc()
+        return _fail(f"selfheal: internal error: {exc!r} (set SELFHEAL_DEBUG=1 for the traceback)",
+                     EXIT_NOT_HEALED)
+
+    out_dir = (config.out_dir or default_out_dir(Path.cwd())).resolve()
+    report = write_outputs(result, trace, out_dir)
+    applied = _apply(config, result) if config.apply else None
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _print_outcome(result, report, out_dir, applied)
+    return EXIT_OK if result.status in (HEALED, NOTHING_TO_HEAL) else EXIT_NOT_HEALED
+
+
+def _apply(config: HealConfig, result: HealResult) -> str | None:
+    if result.status != HEALED or not result.changes:
+        return None
+    try:
+        written = apply_to_origin(config.repo, result.changes, result.base_texts, {})
+    except SelfhealError as exc:
+        return f"not applied: {exc}"
+    return "applied to " + ", ".join(written)
+
+
+def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str | None) -> None:
+    err = sys.stderr
+    status = result.status.replace("_", " ")
+    if result.status == HEALED and result.verdict:
+        fixed = len(result.verdict.healed)
+        err.write(f"healed: {fixed} failing test{'s' if fixed != 1 else ''} pass now, no test "
+                  f"broke (verdict: all 5 rules hold)\n")
+        for fix in result.fixes:
+            err.write(f"  fix: {fix.description}\n")
+    elif result.status == NOTHING_TO_HEAL:
+        err.write("nothing to heal: no test fails" + (f" ({len(result.flaky)} flaky)" if result.flaky else "") + "\n")
+    else:
+        err.write(f"{status}" + (f": {result.error}" if result.error else "") + "\n")
+        for lesson in report["lessons"][:2]:
+            err.write(f"  - {lesson}\n")
+    err.write(f"outputs: {out_dir}/ ({', '.join(OUTPUT_FILES)})\n")
+    if result.patch:
+        err.write(f"apply with: git -C {result.apply_root} apply {out_dir / 'patch.diff'}"
+                  "   (or re-run with --apply)\n")
+    if applied:
+        err.write(f"{applied}\n")
+
+
+def _fail(message: str, code: int) -> int:
+    sys.stderr.write(message + "\n")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

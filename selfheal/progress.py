@@ -1,0 +1,114 @@
+"""Live progress on stderr: a spinner and a candidate counter on a terminal, plain lines elsewhere."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.text import Text
+
+from selfheal.agent.events import Event
+
+RUNNING = {
+    "baseline": "running the test suite (baseline, with per-test coverage)",
+    "flake_check": "re-running the failing tests (flake check)",
+    "localize": "localizing the fault",
+    "screening_worker": "starting the screening worker",
+    "repair": "searching for a repair",
+    "validate": "verifying a candidate with the full test suite",
+}
+
+
+def describe_finished(event: Event) -> str | None:
+    data, node = event.data, event.node
+    took = f" ({event.end - event.start:.1f}s)" if event.end else ""
+    if node == "baseline":
+        if data.get("status") != "ok":
+            return f"baseline: tests could not run ({data.get('status')}){took}"
+        return f"baseline: {data.get('failed', 0)} failing, {data.get('passed', 0)} passing{took}"
+    if node == "flake_check":
+        flaky = data.get("flaky") or []
+        return f"flake check: {len(flaky)} flaky{': ' + ', '.join(flaky[:3]) if flaky else ''}{took}"
+    if node == "localize":
+        top = (data.get("top") or ["nothing"])[0]
+        return f"localized: {data.get('lines', 0)} suspicious lines, most suspicious {top}{took}"
+    if node == "screening_worker":
+        if data.get("screener") == "fork-worker":
+            return f"screening worker ready: {data.get('tests', 0)} tests collected once{took}"
+        return f"screening worker unavailable ({data.get('note')}); using one pytest run per candidate"
+    if node == "repair":
+        return (f"round {data.get('round')}: {data.get('tried', 0)} candidates screened, "
+                f"{data.get('plausible', 0)} plausible{took}")
+    if node == "validate":
+        return f"verdict for {data.get('candidate', '?')}: {data.get('status')}{took}"
+    return None
+
+
+class ProgressDisplay:
+    """An EventSink that shows the heal as it happens."""
+
+    def __init__(self, stream: TextIO | None = None, *, live: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty() if live is None else live
+        self.console = Console(file=self.stream, highlight=False, soft_wrap=True)
+        self._current: str | None = None
+        self._screened = 0
+        self._plausible = 0
+        self._round_started = 0.0
+        self._live: Live | None = None
+
+    def __enter__(self) -> ProgressDisplay:
+        if self.live:
+            self._live = Live(self._render(), console=self.console, refresh_per_second=10,
+                              transient=True)
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._live is not None:
+            self._live.__exit__(*exc)
+            self._live = None
+
+    def emit(self, event: Event) -> None:
+        if event.node == "screen":
+            self._screened += 1
+            self._plausible += bool(event.data.get("plausible"))
+            self._refresh()
+            return
+        if event.end is None:
+            self._current = RUNNING.get(event.node, event.node)
+            if event.node == "repair":
+                self._screened = self._plausible = 0
+                self._round_started = time.monotonic()
+            self._refresh()
+            return
+        line = describe_finished(event)
+        self._current = None
+        if line:
+            self._print(line)
+        self._refresh()
+
+    def _print(self, line: str) -> None:
+        if self.live:
+            self.console.print(Text("✓ ", style="green") + Text(line))
+        else:
+            self.stream.write(f"[selfheal] {line}\n")
+            self.stream.flush()
+
+    def _render(self) -> Group:
+        parts: list[Any] = []
+        if self._current:
+            parts.append(Spinner("dots", text=Text(self._current)))
+        if self._current and self._current == RUNNING["repair"]:
+            elapsed = max(time.monotonic() - self._round_started, 1e-6)
+            parts.append(Text(f"   {self._screened} candidates screened · {self._plausible} plausible"
+                              f" · {self._screened / elapsed:.1f}/s", style="dim"))
+        return Group(*parts)
+
+    def _refresh(self) -> None:
+        if self._live is not None:
+            self._live.update(self._render())

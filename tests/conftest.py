@@ -1,0 +1,82 @@
+"""Shared fixtures: real temporary git repositories and the heal entry point, no mocks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from selfheal.agent.config import build_config
+from selfheal.agent.events import Trace
+from selfheal.agent.loop import heal
+from selfheal.agent.result import HealResult
+from selfheal.sandbox import LocalSandbox
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+SCHEMA = ROOT / "contracts" / "heal-report.schema.json"
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false",
+         *args],
+        cwd=cwd, capture_output=True, text=True, check=True,
+    )
+    return done.stdout
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for relpath, text in files.items():
+        target = root / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[..., Path]:
+    """Create a committed git repository from {path: source} (sources are dedented)."""
+    counter = iter(range(1000))
+
+    def make(files: dict[str, str], *, commit: bool = True, name: str | None = None) -> Path:
+        root = tmp_path / (name or f"repo{next(counter)}")
+        root.mkdir()
+        write_tree(root, files)
+        if commit:
+            git(root, "init", "-q", "-b", "main")
+            git(root, "add", "-A")
+            git(root, "commit", "-q", "-m", "initial")
+        return root
+
+    return make
+
+
+@pytest.fixture
+def run_heal() -> Callable[..., HealResult]:
+    """Heal a repo with the local sandbox and this interpreter; returns the HealResult."""
+
+    def run(repo: Path, **flags) -> HealResult:
+        flags.setdefault("python", sys.executable)
+        config = build_config(repo, flags)
+        return heal(config, LocalSandbox(), Trace())
+
+    return run
+
+
+def apply_and_test(repo: Path, patch: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Apply a patch to a fresh clone of `repo` and run its full suite in a separate process."""
+    clone = tmp_path / f"clone-{repo.name}"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    patch_file = tmp_path / f"{repo.name}.diff"
+    patch_file.write_text(patch, encoding="utf-8")
+    git(clone, "apply", "--check", str(patch_file))
+    git(clone, "apply", str(patch_file))
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=clone, capture_output=True, text=True, check=False,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(clone), "PYTHONDONTWRITEBYTECODE": "1"},
+    )
