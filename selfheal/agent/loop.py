@@ -263,8 +263,10 @@ class HealRun:
             lines = [(e.file, self._line_of(context.sources[e.file], e.start)) for e in candidate.edits]
             covering = self._covering_for_lines(lines, coverage, baseline)[:SCREEN_COVERING_TESTS]
             tests = [*context.targets, *covering]
-            outcome: ScreenResult = screener.screen(changes, tests,
-                                                    self._screen_timeout(tests, baseline))
+            outcome: ScreenResult = screener.screen(
+                changes, tests, self._screen_timeout(tests, baseline),
+                test_timeout=self._screen_test_timeout(tests, baseline),
+            )
             metrics.screened += 1
             metrics.screen_s += outcome.duration_s
             fixed = frozenset(t for t in context.targets if outcome.passed(t))
@@ -340,6 +342,14 @@ class HealRun:
                     chosen[test] = None
         durations = baseline.outcomes
         return sorted(chosen, key=lambda t: (durations[t].duration if t in durations else 0.0, t))
+
+    def _screen_test_timeout(self, tests: list[str], baseline: TestReport) -> float:
+        """Per-test limit while screening: generous for tests that finished at baseline, short
+        enough that a candidate which keeps a hanging test hanging costs little."""
+        finished = [baseline.outcomes[t].duration for t in tests
+                    if t in baseline.outcomes and "per-test timeout" not in baseline.outcomes[t].message]
+        slowest = max(finished, default=1.0)
+        return min(self.config.test_timeout, max(1.0, 10 * slowest + 0.5))
 
     def _screen_timeout(self, tests: list[str], baseline: TestReport) -> float:
         durations = [baseline.outcomes[t].duration for t in tests if t in baseline.outcomes]

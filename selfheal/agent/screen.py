@@ -41,7 +41,8 @@ class ScreenResult:
 class Screener(Protocol):
     name: str
 
-    def screen(self, changes: dict[str, str], tests: list[str], timeout: float) -> ScreenResult: ...
+    def screen(self, changes: dict[str, str], tests: list[str], timeout: float,
+               test_timeout: float | None = None) -> ScreenResult: ...
 
     def close(self) -> None: ...
 
@@ -92,7 +93,8 @@ class ForkScreener:
             return None, "screening worker collected none of the tests"
         return cls(channel, base_texts, line["collected"]), "ready"
 
-    def screen(self, changes: dict[str, str], tests: list[str], timeout: float) -> ScreenResult:
+    def screen(self, changes: dict[str, str], tests: list[str], timeout: float,
+               test_timeout: float | None = None) -> ScreenResult:
         if not self.alive:
             return ScreenResult(error="screening worker is not running")
         self._next_id += 1
@@ -101,6 +103,7 @@ class ForkScreener:
             "files": {path: {"old": self._base[path], "new": text} for path, text in changes.items()},
             "tests": tests,
             "timeout": timeout,
+            "test_timeout": test_timeout,
         }
         self._channel.send(json.dumps(request))
         reply = _next_message(self._channel, timeout + 15)
@@ -146,11 +149,12 @@ class SubprocessScreener:
         self._runner = runner
         self._base = base_texts
 
-    def screen(self, changes: dict[str, str], tests: list[str], timeout: float) -> ScreenResult:
+    def screen(self, changes: dict[str, str], tests: list[str], timeout: float,
+               test_timeout: float | None = None) -> ScreenResult:
         for path, text in changes.items():
             self._session.write_file(path, text)
         try:
-            report, _ = self._runner.run(tests, timeout=timeout)
+            report, _ = self._runner.run(tests, timeout=timeout, test_timeout=test_timeout)
         finally:
             for path in changes:
                 self._session.write_file(path, self._base[path])

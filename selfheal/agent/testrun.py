@@ -145,6 +145,7 @@ class TestRunner:
         *,
         coverage_files: list[str] | None = None,
         timeout: float | None = None,
+        test_timeout: float | None = None,
     ) -> tuple[TestReport, CoverageMap | None]:
         """The whole suite (nodeids None) or only the given tests; optionally with coverage."""
         number = next(self._counter)
@@ -152,6 +153,8 @@ class TestRunner:
         junit_abs = str(self.session.root / junit_rel)
         self.session.write_file(f"{RUNS_DIR}/.keep", b"")
         env = {**self.base_env(), "PYTEST_ADDOPTS": self.pytest_addopts(junit_abs)}
+        if test_timeout:
+            env["SELFHEAL_TEST_TIMEOUT"] = f"{test_timeout:g}"
         coverage_rel = None
         if coverage_files:
             coverage_rel = f"{RUNS_DIR}/coverage-{number}.json"

@@ -7,7 +7,9 @@ diff against that commit and is checked with `git apply` against it (verdict rul
 user's working tree is clean, the base tree is their HEAD's tree, so the patch applies on HEAD.
 
 Git runs with the user's global and system configuration switched off, so hooks, signing and
-diff drivers of the user's setup cannot change what selfheal writes.
+diff drivers of the user's setup cannot change what selfheal writes. The snapshot's git directory
+lives *beside* the copy, not in it: sandboxed code can write to the copy, and a `.git/config` it
+planted (an fsmonitor or textconv command) would otherwise be run by git on the host.
 """
 
 from __future__ import annotations
@@ -44,12 +46,19 @@ GIT_ENV = {
 
 
 def git(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-        check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    full_env = {**os.environ, **GIT_ENV, **(env or {})}
+        check: bool = True, git_dir: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    # Only what git needs: no token or key of selfheal's environment reaches it.
+    full_env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        **GIT_ENV,
+        **(env or {}),
+    }
+    location = [f"--git-dir={git_dir}", f"--work-tree={cwd}"] if git_dir else []
     try:
         done = subprocess.run(
             ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false",
-             "-c", "core.autocrlf=false", *args],
+             "-c", "core.autocrlf=false", "-c", "core.fsmonitor=false", *location, *args],
             cwd=cwd, input=input, capture_output=True, env=full_env, check=False,
         )
     except FileNotFoundError as exc:
@@ -110,6 +119,7 @@ class Workspace:
     origin: Origin
     base_commit: str
     files: list[str]
+    git_dir: Path
     _texts: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -126,8 +136,10 @@ class Workspace:
 
     @classmethod
     def create(cls, origin: Origin, parent: Path | None = None) -> Workspace:
-        root = Path(tempfile.mkdtemp(prefix="selfheal-ws-", dir=parent)).resolve()
+        container = Path(tempfile.mkdtemp(prefix="selfheal-ws-", dir=parent)).resolve()
+        root, git_dir = container / "repo", container / "git"
         try:
+            root.mkdir()
             files = origin.files()
             for rel in files:
                 source = origin.path / rel
@@ -137,23 +149,27 @@ class Workspace:
                     os.symlink(os.readlink(source), target)
                 elif source.is_file():
                     shutil.copy2(source, target)
-            git(root, "init", "-q", "-b", "selfheal-base")
-            exclude = root / ".git" / "info" / "exclude"
-            exclude.parent.mkdir(parents=True, exist_ok=True)
-            exclude.write_text(f"{STATE_DIR}/\n__pycache__/\n.pytest_cache/\n.selfheal/\n")
-            git(root, "add", "-A")
-            git(root, "commit", "-q", "--allow-empty", "-m", "selfheal base snapshot")
-            base = git(root, "rev-parse", "HEAD").stdout.decode().strip()
+            git(root, "init", "-q", "-b", "selfheal-base", git_dir=git_dir)
+            (git_dir / "info").mkdir(exist_ok=True)
+            (git_dir / "info" / "exclude").write_text(
+                f"{STATE_DIR}/\n__pycache__/\n.pytest_cache/\n.selfheal/\n")
+            git(root, "add", "-A", git_dir=git_dir)
+            git(root, "commit", "-q", "--allow-empty", "-m", "selfheal base snapshot",
+                git_dir=git_dir)
+            base = git(root, "rev-parse", "HEAD", git_dir=git_dir).stdout.decode().strip()
         except BaseException:
-            shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(container, ignore_errors=True)
             raise
         copied = [rel for rel in files if (root / rel).is_file()]
-        return cls(root=root, origin=origin, base_commit=base, files=copied)
+        return cls(root=root, origin=origin, base_commit=base, files=copied, git_dir=git_dir)
+
+    def _git(self, *args: str, **kwargs) -> subprocess.CompletedProcess[bytes]:
+        return git(self.root, *args, git_dir=self.git_dir, **kwargs)
 
     def base_text(self, relpath: str) -> str:
         """A file as it is in the base commit (cached; the working copy may be patched)."""
         if relpath not in self._texts:
-            shown = git(self.root, "show", f"{self.base_commit}:{relpath}", check=False)
+            shown = self._git("show", f"{self.base_commit}:{relpath}", check=False)
             if shown.returncode != 0:
                 raise WorkspaceError(f"{relpath} is not in the base snapshot")
             self._texts[relpath] = shown.stdout.decode("utf-8")
@@ -165,7 +181,7 @@ class Workspace:
         os.close(handle)
         os.unlink(name)
         env = {"GIT_INDEX_FILE": name}
-        git(self.root, "read-tree", self.base_commit, env=env)
+        self._git("read-tree", self.base_commit, env=env)
         return env, Path(name)
 
     def diff(self, changes: dict[str, str], *, in_repo: bool = False) -> str:
@@ -179,19 +195,19 @@ class Workspace:
         env, index = self._with_scratch_index()
         try:
             for relpath, text in sorted(changes.items()):
-                blob = git(self.root, "hash-object", "-w", "--stdin", input=text.encode("utf-8"))
+                blob = self._git("hash-object", "-w", "--stdin", input=text.encode("utf-8"))
                 mode = self._mode(relpath)
-                git(self.root, "update-index", "--add", "--cacheinfo",
+                self._git("update-index", "--add", "--cacheinfo",
                     f"{mode},{blob.stdout.decode().strip()},{relpath}", env=env)
             sub = f"{self.origin.subdir}/" if in_repo and self.origin.subdir else ""
-            done = git(self.root, "diff", "--cached", "--no-color", "--no-ext-diff",
+            done = self._git("diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv",
                        f"--src-prefix=a/{sub}", f"--dst-prefix=b/{sub}", self.base_commit, env=env)
             return done.stdout.decode("utf-8")
         finally:
             index.unlink(missing_ok=True)
 
     def _mode(self, relpath: str) -> str:
-        listed = git(self.root, "ls-tree", self.base_commit, "--", relpath).stdout.decode().split()
+        listed = self._git("ls-tree", self.base_commit, "--", relpath).stdout.decode().split()
         return listed[0] if listed else "100644"
 
     def check_applies(self, patch: str) -> tuple[bool, str]:
@@ -200,7 +216,7 @@ class Workspace:
             return True, "empty patch"
         env, index = self._with_scratch_index()
         try:
-            done = git(self.root, "apply", "--cached", "--check", "-", input=patch.encode("utf-8"),
+            done = self._git("apply", "--cached", "--check", "-", input=patch.encode("utf-8"),
                        env=env, check=False)
         finally:
             index.unlink(missing_ok=True)
@@ -211,7 +227,7 @@ class Workspace:
         return hashlib.sha256(self.base_text(relpath).encode("utf-8")).hexdigest()
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.root.parent, ignore_errors=True)
 
 
 def apply_to_origin(origin: Path, changes: dict[str, str], base_texts: dict[str, str],

@@ -22,8 +22,8 @@ class Bwrap:
         return [
             self.executable,
             "--unshare-all",
-            # Killing bwrap (our direct child) must take the namespace down with it. The death
-            # signal is tied to the spawning thread, so sessions spawn from a long-lived thread.
+            # If selfheal dies, the namespace dies with it. The death signal is tied to the
+            # spawning thread, so LocalSession spawns from one thread that outlives its commands.
             "--die-with-parent",
             "--new-session",
             "--ro-bind", "/", "/",

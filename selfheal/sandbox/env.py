@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-SECRET_MARKERS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+SECRET_MARKERS = ("TOKEN", "KEY", "SECRET", "PASS", "CREDENTIAL", "AUTH", "PRIVATE", "COOKIE")
 
 # Enough for interpreters, locales and pytest to behave as they do in a terminal.
 INHERITED = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "SSL_CERT_FILE", "PIP_CERT")
@@ -46,6 +46,7 @@ def build_environment(
     }
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env.update(FIXED)
-    env.update({"HOME": home, "TMPDIR": tmpdir, "TMP": tmpdir, "TEMP": tmpdir})
     env.update(extra or {})
+    # Last, so no caller can move them out of the workspace.
+    env.update({"HOME": home, "TMPDIR": tmpdir, "TMP": tmpdir, "TEMP": tmpdir})
     return {name: value for name, value in env.items() if not is_secret_name(name)}

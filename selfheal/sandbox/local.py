@@ -10,15 +10,19 @@ workspace). `info.isolation` lists exactly what was in force.
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
+import posixpath
 import queue
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from selfheal.sandbox.base import ExecResult, Limits, SandboxInfo
@@ -80,6 +84,9 @@ class LocalSession:
         self._home.mkdir(parents=True, exist_ok=True)
         self._tmp.mkdir(parents=True, exist_ok=True)
         self._channels: list[LocalChannel] = []
+        # bwrap's --die-with-parent fires when the *thread* that spawned it exits, so every
+        # process is started from this one thread, which lives as long as the session.
+        self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="selfheal-spawn")
 
         self._bwrap: Bwrap | None = None
         isolation = ["own process group"]
@@ -117,7 +124,7 @@ class LocalSession:
         cwd: str | None = None,
     ) -> ExecResult:
         started = time.monotonic()
-        missing = self._missing_executable(argv, env)
+        missing = self._missing_executable(argv, env, cwd)
         if missing:
             return ExecResult(127, "", missing, time.monotonic() - started, argv=tuple(argv))
         slot = self._cgroups.new_slot() if self._cgroups else None
@@ -153,18 +160,18 @@ class LocalSession:
             argv=tuple(argv),
         )
 
-    def _missing_executable(self, argv: list[str], env: dict[str, str] | None) -> str | None:
+    def _missing_executable(self, argv: list[str], env: dict[str, str] | None,
+                            cwd: str | None) -> str | None:
         if not argv:
             return "selfheal: empty command"
-        path = ({**self._extra_env, **(env or {})}.get("PATH") or os.environ.get("PATH", ""))
-        if shutil.which(argv[0], path=path) is None and not (
-            "/" in argv[0] and os.access(self._resolve_cwd_path(argv[0]), os.X_OK)
-        ):
-            return f"selfheal: command not found: {argv[0]}"
-        return None
-
-    def _resolve_cwd_path(self, program: str) -> Path:
-        return Path(program) if Path(program).is_absolute() else self.root / program
+        program = argv[0]
+        if "/" in program:
+            path = Path(program) if Path(program).is_absolute() else self._resolve(cwd or ".") / program
+            ok = path.is_file() and os.access(path, os.X_OK)
+        else:
+            search = {**self._extra_env, **(env or {})}.get("PATH") or os.environ.get("PATH", "")
+            ok = shutil.which(program, path=search) is not None
+        return None if ok else f"selfheal: command not found: {program}"
 
     def open_channel(self, argv: list[str], *, env: dict[str, str] | None = None) -> LocalChannel:
         slot = self._cgroups.new_slot() if self._cgroups else None
@@ -188,7 +195,13 @@ class LocalSession:
         full_env = build_environment(
             home=str(self._home), tmpdir=str(self._tmp), extra={**self._extra_env, **(env or {})}
         )
-        full_argv = [*self._bwrap.prefix(self.root, workdir), *argv] if self._bwrap else argv
+        if self._bwrap:
+            # bwrap reports a failed exec as exit 1, which pytest would call "tests failed";
+            # a shell's exec reports it as 126/127 like any shell.
+            full_argv = [*self._bwrap.prefix(self.root, workdir), "/bin/sh", "-c", 'exec "$@"',
+                         "selfheal-exec", *argv]
+        else:
+            full_argv = argv
         cpu = self.limits.cpu_seconds or (math.ceil(cpu_seconds) + 10 if cpu_seconds else None)
         limits = self.limits
         procs_file = slot.procs_file if slot else None
@@ -206,16 +219,19 @@ class LocalSession:
             if nproc:
                 resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
-        return subprocess.Popen(
-            full_argv,
-            cwd=workdir,
-            env=full_env,
-            stdin=stdin if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            preexec_fn=child_setup,
-        )
+        def start() -> subprocess.Popen[bytes]:
+            return subprocess.Popen(
+                full_argv,
+                cwd=workdir,
+                env=full_env,
+                stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=child_setup,
+            )
+
+        return self._spawner.submit(start).result()
 
     # -- files ----------------------------------------------------------------------------
     def _resolve(self, relpath: str) -> Path:
@@ -224,17 +240,60 @@ class LocalSession:
             raise ValueError(f"path escapes the workspace: {relpath}")
         return path
 
+    def _open_beneath(self, relpath: str, flags: int) -> int:
+        """Open a file under the root without following any symlink on the way.
+
+        Sandboxed code can write to the workspace while the host writes patched files into it;
+        a symlink it planted must not redirect a host write to a file outside the workspace.
+        """
+        normal = posixpath.normpath(relpath)
+        parts = [p for p in normal.split("/") if p not in ("", ".")]
+        if not parts or parts[0] == ".." or posixpath.isabs(normal):
+            raise ValueError(f"path escapes the workspace: {relpath}")
+        directory = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in parts[:-1]:
+                if flags & os.O_CREAT:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, dir_fd=directory)
+                try:
+                    inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
+                                    dir_fd=directory)
+                except OSError as exc:
+                    raise ValueError(
+                        f"path escapes the workspace (not a plain folder on the way): {relpath}"
+                    ) from exc
+                os.close(directory)
+                directory = inner
+            try:
+                return os.open(parts[-1], flags | os.O_NOFOLLOW, 0o644, dir_fd=directory)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise ValueError(f"path escapes the workspace through a symlink: {relpath}") from exc
+                raise
+        finally:
+            os.close(directory)
+
     def write_file(self, relpath: str, content: str | bytes) -> None:
-        path = self._resolve(relpath)
-        path.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8") if isinstance(content, str) else content
-        path.write_bytes(data)
+        handle = self._open_beneath(relpath, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
 
     def read_file(self, relpath: str) -> bytes | None:
         try:
-            return self._resolve(relpath).read_bytes()
+            handle = self._open_beneath(relpath, os.O_RDONLY)
         except (FileNotFoundError, IsADirectoryError):
             return None
+        except ValueError:
+            raise
+        except OSError:
+            return None
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            os.close(handle)
+            return None
+        with os.fdopen(handle, "rb") as stream:
+            return stream.read()
 
     def close(self) -> None:
         for channel in self._channels:
@@ -242,6 +301,7 @@ class LocalSession:
         self._channels.clear()
         if self._cgroups:
             self._cgroups.close()
+        self._spawner.shutdown(wait=False)
 
     def __enter__(self) -> LocalSession:
         return self

@@ -38,7 +38,8 @@ def diff_lines(patch: str) -> tuple[list[str], list[str]]:
 
 
 def patched_files(patch: str) -> set[str]:
-    return {line.split(" b/", 1)[1] for line in patch.splitlines() if line.startswith("diff --git ")}
+    headers = (line for line in patch.splitlines() if line.startswith("diff --git "))
+    return {line.split(" b/", 1)[1] for line in headers}
 
 
 def heal_repo(
@@ -55,7 +56,7 @@ def heal_repo(
     diagnostics = (
         f"status={result.status} error={result.error} notes={result.notes} "
         f"fixes={[f.description for f in result.fixes]} "
-        f"rejections={[(r.candidate.description, r.verdict.violations) for r in result.rejections]} "
+        f"rejections={[(r.candidate.description, r.verdict.status) for r in result.rejections]} "
         f"tried={result.metrics.candidates_tried} stopped={result.stopped_because!r}"
     )
     assert set(result.failures_before) == failing, diagnostics
@@ -141,6 +142,7 @@ def test_wrong_boolean_operator(make_repo, run_heal, tmp_path):
             ''',
     }, failing={
         "tests/test_names.py::test_invalid[al]",
+        "tests/test_names.py::test_invalid[ab!]",
         "tests/test_names.py::test_invalid[xxxxxxxxxxxxxxxxxxxxx]",
         "tests/test_names.py::test_invalid[bob smith]",
     })
@@ -269,6 +271,40 @@ def test_wrong_slice_bound(make_repo, run_heal, tmp_path):
     removed, added = diff_lines(result.patch)
     assert removed == ["        return line[1:]"]
     assert added == ["        return line[:-1]"]
+
+
+def test_off_by_one_slice_bound(make_repo, run_heal, tmp_path):
+    result = heal_repo(make_repo, run_heal, tmp_path, {
+        "league/__init__.py": "",
+        "league/table.py": '''
+            """League tables."""
+
+
+            def top_scores(scores: list[int], n: int) -> list[int]:
+                """The `n` highest scores, highest first."""
+                return sorted(scores, reverse=True)[:n - 1]
+            ''',
+        "tests/test_table.py": '''
+            from league.table import top_scores
+
+
+            def test_top_three():
+                assert top_scores([10, 40, 20, 30], 3) == [40, 30, 20]
+
+
+            def test_more_than_there_are():
+                assert top_scores([1, 2], 5) == [2, 1]
+
+
+            def test_none_asked_for():
+                assert top_scores([1, 2], 0) == []
+            ''',
+    }, failing={"tests/test_table.py::test_top_three", "tests/test_table.py::test_none_asked_for"})
+    removed, added = diff_lines(result.patch)
+    assert removed == ["    return sorted(scores, reverse=True)[:n - 1]"]
+    # `[:n - 0]` (constant 1 -> 0, the smallest edit) is the same fix as dropping the `- 1`.
+    assert added in (["    return sorted(scores, reverse=True)[:n]"],
+                     ["    return sorted(scores, reverse=True)[:n - 0]"])
 
 
 def test_return_inside_the_loop(make_repo, run_heal, tmp_path):
@@ -544,13 +580,20 @@ def test_wrong_augmented_assignment_operator(make_repo, run_heal, tmp_path):
 
 
             def test_withdrawals_are_taken_off():
-                assert balance(100, [50], [30, 20]) == 100
+                assert balance(100, [50], [30]) == 120
+
+
+            def test_withdrawals_only():
+                assert balance(100, [], [40, 10]) == 50
 
 
             def test_no_transactions():
                 assert balance(42, [], []) == 42
             ''',
-    }, failing={"tests/test_ledger.py::test_withdrawals_are_taken_off"})
+    }, failing={
+        "tests/test_ledger.py::test_withdrawals_are_taken_off",
+        "tests/test_ledger.py::test_withdrawals_only",
+    })
     removed, added = diff_lines(result.patch)
     assert removed == ["        total += amount"]
     assert added == ["        total -= amount"]
@@ -604,5 +647,11 @@ def test_two_bugs_in_two_functions(make_repo, run_heal, tmp_path):
     assert len(result.fixes) == 2  # one fix per round
     assert result.iterations == 2
     removed, added = diff_lines(result.patch)
-    assert sorted(removed) == ["    return celsius * 9 / 5 - 32", "    return round(km * KM_PER_MILE, 3)"]
-    assert sorted(added) == ["    return celsius * 9 / 5 + 32", "    return round(km / KM_PER_MILE, 3)"]
+    assert sorted(removed) == [
+        "    return celsius * 9 / 5 - 32",
+        "    return round(km * KM_PER_MILE, 3)",
+    ]
+    assert sorted(added) == [
+        "    return celsius * 9 / 5 + 32",
+        "    return round(km / KM_PER_MILE, 3)",
+    ]

@@ -37,6 +37,7 @@ from selfheal.sandbox import (
     LocalSession,
     Session,
 )
+from selfheal.sandbox.local import LocalChannel
 
 PY = sys.executable
 MiB = 1024 * 1024
@@ -666,22 +667,31 @@ def test_session_close_closes_channels(workspace: Path, namespaces: bool, marker
 
 def test_channel_survives_the_thread_that_opened_it(session: LocalSession) -> None:
     # bwrap runs with --die-with-parent, and Linux delivers the parent-death signal when the
-    # *thread* that forked the child exits. A channel opened from a worker thread must still live.
-    box = {}
-    opener = threading.Thread(
-        target=lambda: box.setdefault("ch", session.open_channel([PY, "-c", ECHO]))
-    )
-    opener.start()
-    opener.join()
+    # *thread* that forked the child exits. A channel opened from a worker thread (which then
+    # ends, as a ThreadPoolExecutor worker may) must keep working.
+    box: dict[str, LocalChannel] = {}
+    ready = threading.Event()
+
+    def opener() -> None:
+        box["ch"] = session.open_channel([PY, "-c", ECHO])
+        # Stay alive until the worker has answered, so bwrap has certainly started; then exit.
+        ready.wait(10)
+
+    thread = threading.Thread(target=opener)
+    thread.start()
+    assert wait_for(lambda: "ch" in box, timeout=10)
     channel = box["ch"]
     try:
         assert channel.receive(10) == "ready"
+        ready.set()
+        thread.join(timeout=5)
+        assert not thread.is_alive()
         time.sleep(0.5)
         assert channel.alive is True
         channel.send("ping")
         assert channel.receive(5) == "echo:ping"
-        assert channel.alive is True
     finally:
+        ready.set()
         channel.close()
 
 
@@ -708,3 +718,40 @@ def test_cgroups_are_removed_after_runs_and_close(workspace: Path, namespaces: b
     assert [p.name for p in parent.iterdir() if p.is_dir()] == []
     session.close()
     assert not parent.exists()
+
+
+# -- the workspace's git metadata ----------------------------------------------------------------
+PLANT_FSMONITOR = """
+import os, subprocess
+hook = os.path.join(os.getcwd(), ".selfheal-sandbox", "tmp", "hook.sh")
+with open(hook, "w") as handle:
+    handle.write("#!/bin/sh\\necho \\"ran on the host, token=$GITHUB_TOKEN\\" > {proof}\\n")
+os.chmod(hook, 0o755)
+with open(".git/config", "a") as handle:
+    handle.write("[core]\\n\\tfsmonitor = " + hook + "\\n")
+print("planted", flush=True)
+"""
+
+
+def test_sandboxed_code_cannot_plant_git_config_that_the_host_runs(
+    make_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # selfheal's Workspace keeps its .git inside the workspace and runs git there on the host
+    # (Workspace.diff: `git diff --cached`, with the full host environment). If sandboxed code can
+    # edit .git/config, `core.fsmonitor` turns that into code execution outside the sandbox.
+    from selfheal.agent.workspace import Origin, Workspace
+
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_host_only_secret")
+    repo = make_repo({"mod.py": "VALUE = 1\n"})
+    workspace = Workspace.create(Origin.inspect(repo), parent=tmp_path)
+    proof = tmp_path / "escaped.txt"
+    try:
+        with LocalSandbox().start(workspace.root) as session:
+            if session.info.network:
+                pytest.skip(f"bubblewrap unusable on this machine: {session.info.isolation}")
+            planted = run_py(session, PLANT_FSMONITOR.format(proof=proof), timeout=10)
+        workspace.diff({"mod.py": "VALUE = 2\n"})
+        assert not proof.exists(), proof.read_text()
+        assert planted.returncode != 0  # .git must not be writable from inside
+    finally:
+        workspace.cleanup()

@@ -25,10 +25,7 @@ class Discount:
 
     def amount_off(self, price: Decimal) -> Decimal:
         """How much this discount takes off `price` (at most the whole price)."""
-        if self.kind == "percent":
-            off = percent_of(price, self.value)
-        else:
-            off = self.value
+        off = percent_of(price, self.value) if self.kind == "percent" else self.value
         return round_money(min(off, price))
 
     def apply(self, price: Decimal) -> Decimal:

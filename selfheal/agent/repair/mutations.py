@@ -338,6 +338,8 @@ def _expression_mutations(src, node, parents, facts, module) -> Iterator[Mutatio
         span = _operator_edit(src, node.left, node.right, _symbol_pattern(symbol))
         if span is not None:
             for new, weight in BINOP_SWAPS.get(symbol, {}).items():
+                if _identity(node, new):
+                    continue  # `n * 1` is `n`, which removing the constant offers more plainly
                 yield Mutation("arithmetic-operator", weight, (Edit(path, *span, new),),
                                f"`{symbol}` -> `{new}` in `{_short(src.segment(node))}`")
         if symbol in NON_COMMUTATIVE or (symbol == "+" and not _numeric(node)):
@@ -345,6 +347,16 @@ def _expression_mutations(src, node, parents, facts, module) -> Iterator[Mutatio
             yield Mutation("operand-swap", 1.0 if symbol in NON_COMMUTATIVE else 0.4,
                            (Edit(path, *src.span(node), swapped),),
                            f"swap operands: `{_short(src.segment(node))}` -> `{_short(swapped)}`")
+
+    elif isinstance(node, ast.AugAssign):
+        symbol = BINOP_SYMBOLS[type(node.op)]
+        span = _operator_edit(src, node.target, node.value, re.escape(symbol + "="))
+        if span is not None:
+            for new, weight in BINOP_SWAPS.get(symbol, {}).items():
+                yield Mutation("augmented-assignment", weight, (Edit(path, *span, new + "="),),
+                               f"`{symbol}=` -> `{new}=` in `{_short(src.segment(node))}`")
+            yield Mutation("augmented-assignment", 0.4, (Edit(path, *span, "="),),
+                           f"`{symbol}=` -> `=` in `{_short(src.segment(node))}`")
 
     elif isinstance(node, ast.BoolOp):
         symbol = "and" if isinstance(node.op, ast.And) else "or"
@@ -378,6 +390,9 @@ def _expression_mutations(src, node, parents, facts, module) -> Iterator[Mutatio
         parent = parents.get(node)
         if _int_constant(node) and not (isinstance(parent, ast.UnaryOp)):
             for new in (node.value + 1, node.value - 1):
+                if new == 0 and isinstance(parent, ast.BinOp) and parent.right is node \
+                        and isinstance(parent.op, (ast.Add, ast.Sub)):
+                    continue  # `x - 0`: the off-by-one site already offers plain `x`
                 yield Mutation("off-by-one", 1.0, (Edit(path, *src.span(node), str(new)),),
                                f"constant {node.value} -> {new}")
         elif isinstance(node.value, bool):
@@ -427,6 +442,17 @@ def _expression_mutations(src, node, parents, facts, module) -> Iterator[Mutatio
         swapped = f"{src.segment(node.orelse)} if {src.segment(node.test)} else {src.segment(node.body)}"
         yield Mutation("operand-swap", 0.8, (Edit(path, *src.span(node), swapped),),
                        f"swap branches of `{_short(src.segment(node))}`")
+
+
+def _identity(node: ast.BinOp, symbol: str) -> bool:
+    """Would `node` with operator `symbol` just return its other operand?"""
+    right = node.right.value if isinstance(node.right, ast.Constant) else None
+    left = node.left.value if isinstance(node.left, ast.Constant) else None
+    if symbol in ("*", "/", "//", "**") and right == 1:
+        return True
+    if symbol in ("+", "-") and right == 0:
+        return True
+    return (symbol == "*" and left == 1) or (symbol == "+" and left == 0)
 
 
 def _numeric(node: ast.BinOp) -> bool:
@@ -496,9 +522,23 @@ def _slice_mutations(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]
         variants.append(f"{value}[{lower}:{':' + step if step else ''}]")
     if piece.step is not None:
         variants.append(f"{value}[{lower}:{upper}]")
+    # the bound on the other side: `x[k:]` <-> `x[:-k]`, `x[:k]` <-> `x[-k:]`
+    only_lower = piece.lower is not None and piece.upper is None and piece.step is None
+    only_upper = piece.upper is not None and piece.lower is None and piece.step is None
+    if only_lower or only_upper:
+        bound = piece.lower if only_lower else piece.upper
+        negated = _negate(src, bound)
+        variants += ([f"{value}[:{negated}]", f"{value}[{negated}:]"] if only_lower
+                     else [f"{value}[{negated}:]", f"{value}[:{negated}]"])
     for text in variants:
         yield Mutation("slice", 0.6, (Edit(path, *src.span(node), text),),
                        f"slice `{_short(src.segment(node))}` -> `{_short(text)}`")
+
+
+def _negate(src: SourceFile, node: ast.AST) -> str:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return src.segment(node.operand)
+    return f"-{_paren(src, node)}"
 
 
 def _call_mutations(src, node: ast.Call, facts, module) -> Iterator[Mutation]:

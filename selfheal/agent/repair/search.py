@@ -9,7 +9,11 @@ promising singles are tried (bounded).
 
 from __future__ import annotations
 
+import difflib
+import io
 import random
+import tokenize
+import warnings
 from dataclasses import dataclass
 
 from selfheal.agent.repair import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
@@ -34,8 +38,25 @@ class SearchSettings:
     single_share: float = 0.75  # of the candidate budget, before pairs get their turn
 
 
-def edit_size(candidate: Candidate) -> int:
-    return sum(max(len(edit.text.encode("utf-8")), edit.end - edit.start) for edit in candidate.edits)
+def edit_size(candidate: Candidate, sources: dict[str, str]) -> int:
+    """Tokens inserted, deleted or replaced: `<` -> `<=` is 1, a new guard about 8."""
+    size = 0
+    for edit in candidate.edits:
+        old = sources[edit.file].encode("utf-8")[edit.start:edit.end].decode("utf-8")
+        before, after = _tokens(old), _tokens(edit.text)
+        matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+        size += sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+                    if tag != "equal")
+    return size
+
+
+def _tokens(text: str) -> list[str]:
+    try:
+        return [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                                  tokenize.ENDMARKER, tokenize.COMMENT)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return text.split()
 
 
 class SearchStrategy:
@@ -73,8 +94,10 @@ class SearchStrategy:
                                                 context.hints):
                 try:
                     changed = apply_edits(context.sources, mutation.edits)
-                    for path, text in changed.items():
-                        compile(text, path, "exec")
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        for path, text in changed.items():
+                            compile(text, path, "exec")
                 except (SyntaxError, ValueError):
                     continue
                 digest = content_key(changed)
@@ -126,7 +149,8 @@ class SearchStrategy:
                 promising.append(result)
         if not outcome.plausible and outcome.partial is None and not budget.exhausted:
             self._pairs(context, screen, budget, singles, promising, outcome)
-        outcome.plausible.sort(key=lambda s: (edit_size(s.candidate), -s.candidate.score))
+        outcome.plausible.sort(key=lambda s: (edit_size(s.candidate, context.sources),
+                                              -s.candidate.score))
         if not outcome.stopped_because and budget.exhausted:
             outcome.stopped_because = budget.reason
         return outcome

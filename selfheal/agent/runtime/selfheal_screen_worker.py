@@ -5,7 +5,7 @@ plugins and test modules are imported once), then serves candidates over a line 
 
     <- {"event": "ready", "collected": [...], "errors": [...]}
     -> {"id": 7, "files": {"pkg/mod.py": {"old": "...", "new": "..."}}, "tests": [...],
-        "timeout": 5.0}
+        "timeout": 5.0, "test_timeout": 1.5}
     <- {"id": 7, "outcomes": {"tests/test_x.py::test_a": {"outcome": "passed", "message": ""}},
         "patch_error": null, "duration": 0.012}
     -> {"cmd": "quit"}
@@ -229,6 +229,8 @@ def _summarize(reports) -> dict:
 
 def _run_child(root, request, items, write_fd) -> None:
     os.setpgid(0, 0)
+    if request.get("test_timeout"):
+        os.environ["SELFHEAL_TEST_TIMEOUT"] = str(request["test_timeout"])
     result = {"id": request["id"], "outcomes": {}, "patch_error": None}
     try:
         _apply_candidate(root, request.get("files", {}))
