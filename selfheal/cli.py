@@ -44,31 +44,52 @@ def build_parser() -> argparse.ArgumentParser:
         "lessons.md and trace.jsonl. The repository itself is left untouched unless --apply.",
     )
     heal_cmd.add_argument("path", nargs="?", default=".", help="repository to heal (default: .)")
-    heal_cmd.add_argument("--test-command", metavar="CMD",
-                          help='the repo\'s test command (default: "python -m pytest", or '
-                          "test-command from [tool.selfheal] in its pyproject.toml)")
-    heal_cmd.add_argument("--out", metavar="DIR", type=Path,
-                          help="output folder (default: a new folder under ./.selfheal/runs/)")
-    heal_cmd.add_argument("--apply", action="store_true",
-                          help="write the verified patch into the repository")
-    heal_cmd.add_argument("--max-candidates", type=int, metavar="N",
-                          help="most candidate repairs to screen (default 1500)")
-    heal_cmd.add_argument("--max-minutes", type=float, metavar="M",
-                          help="time budget of the repair search (default 10)")
-    heal_cmd.add_argument("--timeout", type=float, metavar="S",
-                          help="seconds one run of the test suite may take (default 600)")
-    heal_cmd.add_argument("--test-timeout", type=float, metavar="S",
-                          help="seconds a single test may take before it counts as hanging (default 60)")
+    heal_cmd.add_argument(
+        "--test-command",
+        metavar="CMD",
+        help='the repo\'s test command (default: "python -m pytest", or '
+        "test-command from [tool.selfheal] in its pyproject.toml)",
+    )
+    heal_cmd.add_argument(
+        "--out",
+        metavar="DIR",
+        type=Path,
+        help="output folder (default: a new folder under ./.selfheal/runs/)",
+    )
+    heal_cmd.add_argument("--apply", action="store_true", help="write the verified patch into the repository")
+    heal_cmd.add_argument(
+        "--max-candidates", type=int, metavar="N", help="most candidate repairs to screen (default 1500)"
+    )
+    heal_cmd.add_argument(
+        "--max-minutes", type=float, metavar="M", help="time budget of the repair search (default 10)"
+    )
+    heal_cmd.add_argument(
+        "--timeout", type=float, metavar="S", help="seconds one run of the test suite may take (default 600)"
+    )
+    heal_cmd.add_argument(
+        "--test-timeout",
+        type=float,
+        metavar="S",
+        help="seconds a single test may take before it counts as hanging (default 60)",
+    )
     heal_cmd.add_argument("--seed", type=int, metavar="N", help="seed of the search order (default 0)")
-    heal_cmd.add_argument("--python", metavar="PATH",
-                          help="interpreter to run the tests with (default: the repo's .venv, "
-                          "else the Python running selfheal)")
-    heal_cmd.add_argument("--json", action="store_true",
-                          help="print report.json to stdout instead of a summary")
-    heal_cmd.add_argument("--no-namespaces", action="store_true",
-                          help="do not use bubblewrap namespaces even where available")
-    heal_cmd.add_argument("--keep-workspace", action="store_true",
-                          help="keep the temporary copy of the repository for inspection")
+    heal_cmd.add_argument(
+        "--python",
+        metavar="PATH",
+        help="interpreter to run the tests with (default: the repo's .venv, "
+        "else the Python running selfheal)",
+    )
+    heal_cmd.add_argument(
+        "--json", action="store_true", help="print report.json to stdout instead of a summary"
+    )
+    heal_cmd.add_argument(
+        "--no-namespaces", action="store_true", help="do not use bubblewrap namespaces even where available"
+    )
+    heal_cmd.add_argument(
+        "--keep-workspace",
+        action="store_true",
+        help="keep the temporary copy of the repository for inspection",
+    )
     return parser
 
 
@@ -108,11 +129,12 @@ def run_heal(args: argparse.Namespace) -> int:
         return _fail(f"selfheal: {exc}", EXIT_NOT_HEALED)
     except KeyboardInterrupt:
         return _fail("selfheal: interrupted; the repository was not changed", 130)
-    except Exception as exc:  # noqa: BLE001 - a bug of ours: say so plainly, trace on request
+    except Exception as exc:
         if os.environ.get("SELFHEAL_DEBUG"):
             traceback.print_exc()
-        return _fail(f"selfheal: internal error: {exc!r} (set SELFHEAL_DEBUG=1 for the traceback)",
-                     EXIT_NOT_HEALED)
+        return _fail(
+            f"selfheal: internal error: {exc!r} (set SELFHEAL_DEBUG=1 for the traceback)", EXIT_NOT_HEALED
+        )
 
     out_dir = (config.out_dir or default_out_dir(Path.cwd())).resolve()
     report = write_outputs(result, trace, out_dir)
@@ -139,20 +161,28 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
     status = result.status.replace("_", " ")
     if result.status == HEALED and result.verdict:
         fixed = len(result.verdict.healed)
-        err.write(f"healed: {fixed} failing test{'s' if fixed != 1 else ''} pass now, no test "
-                  f"broke (verdict: all 5 rules hold)\n")
+        err.write(
+            f"healed: {fixed} failing test{'s' if fixed != 1 else ''} pass now, no test "
+            f"broke (verdict: all 5 rules hold)\n"
+        )
         for fix in result.fixes:
             err.write(f"  fix: {fix.description}\n")
     elif result.status == NOTHING_TO_HEAL:
-        err.write("nothing to heal: no test fails" + (f" ({len(result.flaky)} flaky)" if result.flaky else "") + "\n")
+        err.write(
+            "nothing to heal: no test fails"
+            + (f" ({len(result.flaky)} flaky)" if result.flaky else "")
+            + "\n"
+        )
     else:
         err.write(f"{status}" + (f": {result.error}" if result.error else "") + "\n")
         for lesson in report["lessons"][:2]:
             err.write(f"  - {lesson}\n")
     err.write(f"outputs: {out_dir}/ ({', '.join(OUTPUT_FILES)})\n")
     if result.patch:
-        err.write(f"apply with: git -C {result.apply_root} apply {out_dir / 'patch.diff'}"
-                  "   (or re-run with --apply)\n")
+        err.write(
+            f"apply with: git -C {result.apply_root} apply {out_dir / 'patch.diff'}"
+            "   (or re-run with --apply)\n"
+        )
     if applied:
         err.write(f"{applied}\n")
 

@@ -41,8 +41,10 @@ def describe_finished(event: Event) -> str | None:
             return f"screening worker ready: {data.get('tests', 0)} tests collected once{took}"
         return f"screening worker unavailable ({data.get('note')}); using one pytest run per candidate"
     if node == "repair":
-        return (f"round {data.get('round')}: {data.get('tried', 0)} candidates screened, "
-                f"{data.get('plausible', 0)} plausible{took}")
+        return (
+            f"round {data.get('round')}: {data.get('tried', 0)} candidates screened, "
+            f"{data.get('plausible', 0)} plausible{took}"
+        )
     if node == "validate":
         return f"verdict for {data.get('candidate', '?')}: {data.get('status')}{took}"
     return None
@@ -63,8 +65,7 @@ class ProgressDisplay:
 
     def __enter__(self) -> ProgressDisplay:
         if self.live:
-            self._live = Live(self._render(), console=self.console, refresh_per_second=10,
-                              transient=True)
+            self._live = Live(self._render(), console=self.console, refresh_per_second=10, transient=True)
             self._live.__enter__()
         return self
 
@@ -105,8 +106,13 @@ class ProgressDisplay:
             parts.append(Spinner("dots", text=Text(self._current)))
         if self._current and self._current == RUNNING["repair"]:
             elapsed = max(time.monotonic() - self._round_started, 1e-6)
-            parts.append(Text(f"   {self._screened} candidates screened · {self._plausible} plausible"
-                              f" · {self._screened / elapsed:.1f}/s", style="dim"))
+            parts.append(
+                Text(
+                    f"   {self._screened} candidates screened · {self._plausible} plausible"
+                    f" · {self._screened / elapsed:.1f}/s",
+                    style="dim",
+                )
+            )
         return Group(*parts)
 
     def _refresh(self) -> None:

@@ -23,9 +23,11 @@ SCHEMA = ROOT / "contracts" / "heal-report.schema.json"
 
 def git(cwd: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false",
-         *args],
-        cwd=cwd, capture_output=True, text=True, check=True,
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return done.stdout
 
@@ -77,6 +79,9 @@ def apply_and_test(repo: Path, patch: str, tmp_path: Path) -> subprocess.Complet
     git(clone, "apply", str(patch_file))
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=clone, capture_output=True, text=True, check=False,
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        check=False,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(clone), "PYTHONDONTWRITEBYTECODE": "1"},
     )

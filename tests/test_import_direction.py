@@ -55,8 +55,10 @@ def python_files() -> list[Path]:
 @pytest.mark.parametrize("path", python_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_layer_imports_only_what_it_may(path: Path):
     rel = path.relative_to(ROOT)
-    own = "evaluation" if rel.parts[0] == "evaluation" else (
-        rel.parts[1] if len(rel.parts) > 2 and rel.parts[1] in ALLOWED else "top"
+    own = (
+        "evaluation"
+        if rel.parts[0] == "evaluation"
+        else (rel.parts[1] if len(rel.parts) > 2 and rel.parts[1] in ALLOWED else "top")
     )
     modules = imported_modules(path)
     assert "<relative>" not in modules, f"{rel}: use absolute imports so the layers stay visible"

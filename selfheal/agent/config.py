@@ -143,8 +143,10 @@ def _validate(config: HealConfig) -> None:
         (bool(config.test_command.strip()), "the test command is empty"),
         (config.memory_mb >= 128, "memory-mb must be at least 128"),
         (config.max_processes >= 8, "max-processes must be at least 8"),
-        (config.provider in KNOWN_PROVIDERS,
-         f"unknown provider {config.provider!r}; available: {', '.join(KNOWN_PROVIDERS)}"),
+        (
+            config.provider in KNOWN_PROVIDERS,
+            f"unknown provider {config.provider!r}; available: {', '.join(KNOWN_PROVIDERS)}",
+        ),
     ]
     for ok, message in checks:
         if not ok:

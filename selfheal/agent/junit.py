@@ -67,7 +67,7 @@ def _nodeid(case: ET.Element) -> str | None:
     if not file or not name:
         return None
     module = file[:-3].replace("/", ".") if file.endswith(".py") else file
-    inner = classname[len(module) + 1:] if classname.startswith(module) else ""
+    inner = classname[len(module) + 1 :] if classname.startswith(module) else ""
     return "::".join([file, *[p for p in inner.split(".") if p], name])
 
 

@@ -60,8 +60,10 @@ def build_lessons(result: HealResult) -> list[str]:
         return [f"The heal stopped before repairing: {_short(result.error or 'unknown error', 200)}"]
     if result.status == NOTHING_TO_HEAL:
         if result.flaky:
-            return [f"`{t}` failed once and passed when re-run: flaky, so not healed."
-                    for t in result.flaky[:MAX_LESSONS]]
+            return [
+                f"`{t}` failed once and passed when re-run: flaky, so not healed."
+                for t in result.flaky[:MAX_LESSONS]
+            ]
         return []
     lessons: list[str] = []
     if result.status in (HEALED, PARTIAL):
@@ -71,8 +73,9 @@ def build_lessons(result: HealResult) -> list[str]:
     lessons += _localization_lesson(result)
     lessons += _ruled_out_lesson(result)
     lessons += _alternatives_lesson(result)
-    lessons += [f"`{t}` failed once and passed when re-run: reported as flaky, not healed."
-                for t in result.flaky[:1]]
+    lessons += [
+        f"`{t}` failed once and passed when re-run: reported as flaky, not healed." for t in result.flaky[:1]
+    ]
     return lessons[:MAX_LESSONS]
 
 
@@ -81,7 +84,11 @@ def _fix_lessons(result: HealResult) -> list[str]:
     lessons = []
     for index, fix in enumerate(result.fixes[:2]):
         fixed = verdict.healed if verdict and index == len(result.fixes) - 1 else ()
-        tests = f" — `{fixed[0]}`{f' and {len(fixed) - 1} more' if len(fixed) > 1 else ''} pass now" if fixed else ""
+        tests = (
+            f" — `{fixed[0]}`{f' and {len(fixed) - 1} more' if len(fixed) > 1 else ''} pass now"
+            if fixed
+            else ""
+        )
         lessons.append(f"In {_where(fix)} {meaning(fix)}: {_what(fix)}{tests}.")
     if result.status == PARTIAL and verdict:
         lessons.append(
@@ -98,8 +105,9 @@ def _failure_lessons(result: HealResult) -> list[str]:
     lessons = [f"No candidate among {tried} made `{first}` pass without breaking another test{stop}."]
     if result.families_tried:
         top = sorted(result.families_tried.items(), key=lambda kv: -kv[1])[:4]
-        lessons.append("Mutation families tried: "
-                       + ", ".join(f"{family} ({count})" for family, count in top) + ".")
+        lessons.append(
+            "Mutation families tried: " + ", ".join(f"{family} ({count})" for family, count in top) + "."
+        )
     return lessons
 
 
@@ -114,15 +122,22 @@ def _localization_lesson(result: HealResult) -> list[str]:
         if rank is None:
             return []
         suspect = lines[rank - 1]
-        evidence = (f"Ochiai {suspect.ochiai:.2f}" if localization.had_coverage else "traceback only")
-        frames = ("; a traceback frame pointed at it" if suspect.traceback > 0 else
-                  "; no traceback frame pointed there, so the bug showed as a wrong result, "
-                  "not an exception")
-        return [f"Localization ranked {fix.file}:{fix.line} #{rank} of {len(lines)} suspicious "
-                f"lines ({evidence}){frames}."]
+        evidence = f"Ochiai {suspect.ochiai:.2f}" if localization.had_coverage else "traceback only"
+        frames = (
+            "; a traceback frame pointed at it"
+            if suspect.traceback > 0
+            else "; no traceback frame pointed there, so the bug showed as a wrong result, not an exception"
+        )
+        return [
+            f"Localization ranked {fix.file}:{fix.line} #{rank} of {len(lines)} suspicious "
+            f"lines ({evidence}){frames}."
+        ]
     top = lines[:3]
-    return ["Most suspicious lines: " + ", ".join(
-        f"{s.file}:{s.line} in `{s.function}` ({s.score:.2f})" for s in top) + "."]
+    return [
+        "Most suspicious lines: "
+        + ", ".join(f"{s.file}:{s.line} in `{s.function}` ({s.score:.2f})" for s in top)
+        + "."
+    ]
 
 
 def _ruled_out_lesson(result: HealResult) -> list[str]:
@@ -134,8 +149,11 @@ def _ruled_out_lesson(result: HealResult) -> list[str]:
     for screening in sorted(failures, key=lambda s: -s.candidate.score)[:2]:
         test = next(iter(sorted(screening.still_failing or screening.broken)), "")
         message = (screening.messages.get(test, "").strip().splitlines() or [""])[0]
-        reason = (f"broke `{next(iter(sorted(screening.broken)))}`" if screening.broken
-                  else f"left `{test}` failing" + (f": {_short(message, 60)}" if message else ""))
+        reason = (
+            f"broke `{next(iter(sorted(screening.broken)))}`"
+            if screening.broken
+            else f"left `{test}` failing" + (f": {_short(message, 60)}" if message else "")
+        )
         examples.append(f"{_what(screening.candidate)} ({reason})")
     suffix = f"; {len(broke)} of them broke passing tests" if broke else ""
     return [f"Ruled out {len(failures)} candidate(s){suffix}, e.g. " + "; ".join(examples) + "."]
@@ -148,7 +166,8 @@ def _alternatives_lesson(result: HealResult) -> list[str]:
         lessons.append(
             f"{_what(rejection.candidate)} passed screening but the full run refused it "
             f"({rejection.verdict.violations[0] if rejection.verdict.violations else 'verdict failed'})"
-            + (f", e.g. `{broken[0]}`" if broken else "") + "."
+            + (f", e.g. `{broken[0]}`" if broken else "")
+            + "."
         )
     if result.status == HEALED and result.alternatives:
         other = result.alternatives[0]

@@ -49,8 +49,12 @@ class Target:
     suspiciousness: float
 
     def as_dict(self) -> dict[str, object]:
-        return {"file": self.file, "function": self.function, "line": self.line,
-                "suspiciousness": round(self.suspiciousness, 4)}
+        return {
+            "file": self.file,
+            "function": self.function,
+            "line": self.line,
+            "suspiciousness": round(self.suspiciousness, 4),
+        }
 
 
 @dataclass(frozen=True)
@@ -169,14 +173,14 @@ def localize(
         if score <= 0:
             continue
         path, line = key
-        lines.append(SuspiciousLine(path, line, score, spectrum, trace,
-                                    indexes[path].function_at(line)))
+        lines.append(SuspiciousLine(path, line, score, spectrum, trace, indexes[path].function_at(line)))
     lines.sort(key=lambda s: (-s.score, -s.traceback, s.file, s.line))
     return Localization(tuple(lines), _targets(lines, indexes), bool(ochiai))
 
 
-def _ochiai(failing: list[str], passing: list[str], coverage: CoverageMap,
-            sources: set[str]) -> dict[tuple[str, int], float]:
+def _ochiai(
+    failing: list[str], passing: list[str], coverage: CoverageMap, sources: set[str]
+) -> dict[tuple[str, int], float]:
     failed_by: dict[tuple[str, int], int] = defaultdict(int)
     passed_by: dict[tuple[str, int], int] = defaultdict(int)
     for tests, counter in ((failing, failed_by), (passing, passed_by)):
@@ -194,8 +198,9 @@ def _ochiai(failing: list[str], passing: list[str], coverage: CoverageMap,
     return scores
 
 
-def _traceback_weights(failing: list[str], outcomes: dict[str, TestOutcome], sources: set[str],
-                       root: str) -> dict[tuple[str, int], float]:
+def _traceback_weights(
+    failing: list[str], outcomes: dict[str, TestOutcome], sources: set[str], root: str
+) -> dict[tuple[str, int], float]:
     weights: dict[tuple[str, int], float] = {}
     prefix = root.rstrip(os.sep) + os.sep
     for test in failing:
@@ -205,7 +210,7 @@ def _traceback_weights(failing: list[str], outcomes: dict[str, TestOutcome], sou
         frames = [f for f in parse_frames(outcome.details)]
         project = []
         for frame in frames:
-            path = frame.file[len(prefix):] if frame.file.startswith(prefix) else frame.file
+            path = frame.file[len(prefix) :] if frame.file.startswith(prefix) else frame.file
             if path in sources:
                 project.append((path, frame.line))
         for depth, key in enumerate(reversed(project)):

@@ -33,8 +33,7 @@ from selfheal.agent.repair import (
     apply_edits,
 )
 from selfheal.agent.repair.search import SearchStrategy
-from selfheal.agent.result import ERROR, HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL
-from selfheal.agent.result import HealResult, Rejection
+from selfheal.agent.result import ERROR, HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult, Rejection
 from selfheal.agent.screen import ForkScreener, Screener, ScreenResult, SubprocessScreener
 from selfheal.agent.testcommand import TestCommand
 from selfheal.agent.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunner
@@ -49,8 +48,9 @@ WORKER_COLLECT_LIMIT = 400
 DID_NOT_RAISE = re.compile(r"DID NOT RAISE <class '([\w.]+)'>")
 
 
-def heal(config: HealConfig, sandbox: Sandbox, events: EventSink,
-         strategy: RepairStrategy | None = None) -> HealResult:
+def heal(
+    config: HealConfig, sandbox: Sandbox, events: EventSink, strategy: RepairStrategy | None = None
+) -> HealResult:
     started = time.monotonic()
     origin = Origin.inspect(config.repo)
     workspace = Workspace.create(origin)
@@ -67,8 +67,14 @@ def heal(config: HealConfig, sandbox: Sandbox, events: EventSink,
 
 
 class HealRun:
-    def __init__(self, config: HealConfig, workspace: Workspace, session: Session,
-                 events: EventSink, strategy: RepairStrategy) -> None:
+    def __init__(
+        self,
+        config: HealConfig,
+        workspace: Workspace,
+        session: Session,
+        events: EventSink,
+        strategy: RepairStrategy,
+    ) -> None:
         self.config = config
         self.workspace = workspace
         self.session = session
@@ -76,8 +82,9 @@ class HealRun:
         self.strategy = strategy
         self.python = resolve_python(config.python, workspace.origin.path)
         self.command = TestCommand.parse(config.test_command, self.python, workspace.root)
-        self.runner = TestRunner(session, self.command, self.python,
-                                 timeout=config.timeout, test_timeout=config.test_timeout)
+        self.runner = TestRunner(
+            session, self.command, self.python, timeout=config.timeout, test_timeout=config.test_timeout
+        )
         self.sources = {
             path: workspace.base_text(path)
             for path in source_files(workspace.files, config.protected, config.source)
@@ -90,11 +97,10 @@ class HealRun:
         )  # fmt: skip
         if workspace.origin.dirty:
             self.result.notes.append(
-                "the working tree differs from HEAD; the patch is against the files as they are "
-                "on disk")
+                "the working tree differs from HEAD; the patch is against the files as they are on disk"
+            )
         if not workspace.origin.is_git:
-            self.result.notes.append(
-                "not a git repository: the patch is against a snapshot of the directory")
+            self.result.notes.append("not a git repository: the patch is against a snapshot of the directory")
 
     # -- the heal -------------------------------------------------------------------------
     def execute(self) -> HealResult:
@@ -113,8 +119,11 @@ class HealRun:
             return self.finish(NOTHING_TO_HEAL)
         result.localization = self.localize(baseline, targets, coverage)
         if not result.localization.lines:
-            return self.finish(NOT_HEALED, error="no suspicious line in project source: the "
-                               "failing tests execute no source file selfheal may change")
+            return self.finish(
+                NOT_HEALED,
+                error="no suspicious line in project source: the "
+                "failing tests execute no source file selfheal may change",
+            )
         screener = self.start_screener(baseline, targets, coverage)
         try:
             self.repair_rounds(screener, baseline, targets, coverage)
@@ -139,16 +148,21 @@ class HealRun:
         if probe.returncode == 127:
             raise InterpreterError(f"Python interpreter not found: {self.python}")
         if not probe.ok:
+            said = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else probe.returncode
             raise InterpreterError(
                 f"{self.python} cannot import pytest; install pytest for it or pass --python "
-                f"(it said: {probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else probe.returncode})"
+                f"(it said: {said})"
             )
 
     def run_baseline(self) -> tuple[TestReport, CoverageMap | None]:
         with stage(self.events, "baseline", command=self.config.test_command) as info:
             baseline, coverage = self.runner.run(coverage_files=sorted(self.sources))
-            info.update(status=baseline.status, failed=len(baseline.failing),
-                        passed=len(baseline.passing), coverage=coverage is not None)
+            info.update(
+                status=baseline.status,
+                failed=len(baseline.failing),
+                passed=len(baseline.passing),
+                coverage=coverage is not None,
+            )
         self.result.metrics.baseline_s = baseline.duration_s
         if baseline.status == NOT_FOUND:
             raise TestCommandError(f"test command not found: {baseline.message}")
@@ -168,8 +182,9 @@ class HealRun:
             info.update(flaky=sorted(flaky))
         return tuple(sorted(flaky))
 
-    def localize(self, baseline: TestReport, targets: list[str],
-                 coverage: CoverageMap | None) -> Localization:
+    def localize(
+        self, baseline: TestReport, targets: list[str], coverage: CoverageMap | None
+    ) -> Localization:
         with stage(self.events, "localize") as info:
             found = localize(
                 failing=targets,
@@ -179,26 +194,39 @@ class HealRun:
                 sources=self.sources,
                 root=str(self.session.root),
             )
-            info.update(lines=len(found.lines), coverage=found.had_coverage,
-                        top=[f"{s.file}:{s.line}" for s in found.lines[:5]],
-                        targets=[f"{t.file}::{t.function}" for t in found.targets[:5]])
+            info.update(
+                lines=len(found.lines),
+                coverage=found.had_coverage,
+                top=[f"{s.file}:{s.line}" for s in found.lines[:5]],
+                targets=[f"{t.file}::{t.function}" for t in found.targets[:5]],
+            )
         return found
 
-    def start_screener(self, baseline: TestReport, targets: list[str],
-                       coverage: CoverageMap | None) -> Screener:
+    def start_screener(
+        self, baseline: TestReport, targets: list[str], coverage: CoverageMap | None
+    ) -> Screener:
         covering = self._covering_for_lines(
-            [(s.file, s.line) for s in self.result.localization.top_lines()], coverage, baseline)
+            [(s.file, s.line) for s in self.result.localization.top_lines()], coverage, baseline
+        )
         collect = list(dict.fromkeys([*targets, *covering]))[:WORKER_COLLECT_LIMIT]
         with stage(self.events, "screening_worker", tests=len(collect)) as info:
-            worker, why = ForkScreener.start(self.session, self.runner, collect, self.sources,
-                                             startup_timeout=self.config.timeout)
+            worker, why = ForkScreener.start(
+                self.session, self.runner, collect, self.sources, startup_timeout=self.config.timeout
+            )
             if worker is not None:
                 sanity = worker.screen({}, collect, timeout=self._screen_timeout(collect, baseline))
-                mismatch = [t for t in collect if sanity.outcomes.get(t) not in (None, "missing")
-                            and (sanity.passed(t) != (t not in targets))]
+                mismatch = [
+                    t
+                    for t in collect
+                    if sanity.outcomes.get(t) not in (None, "missing")
+                    and (sanity.passed(t) != (t not in targets))
+                ]
                 if sanity.error or mismatch:
-                    why = (f"screening worker disagrees with the real run on {mismatch[:3]}"
-                           if mismatch else f"screening worker failed: {sanity.error}")
+                    why = (
+                        f"screening worker disagrees with the real run on {mismatch[:3]}"
+                        if mismatch
+                        else f"screening worker failed: {sanity.error}"
+                    )
                     worker.close()
                     worker = None
                 else:
@@ -211,8 +239,9 @@ class HealRun:
         return worker
 
     # -- repair ---------------------------------------------------------------------------
-    def repair_rounds(self, screener: Screener, baseline: TestReport, targets: list[str],
-                      coverage: CoverageMap | None) -> None:
+    def repair_rounds(
+        self, screener: Screener, baseline: TestReport, targets: list[str], coverage: CoverageMap | None
+    ) -> None:
         config, result = self.config, self.result
         budget = Budget(config.max_candidates, config.max_minutes * 60)
         accepted: dict[str, str] = {}
@@ -228,11 +257,16 @@ class HealRun:
                 seed=config.seed, baseline_messages=self.baseline_messages,
             )  # fmt: skip
             screen = self._screen_fn(screener, baseline, context, accepted, coverage)
-            with stage(self.events, "repair", round=round_number, strategy=self.strategy.name,
-                       targets=len(remaining)) as info:
+            with stage(
+                self.events, "repair", round=round_number, strategy=self.strategy.name, targets=len(remaining)
+            ) as info:
                 outcome = self.strategy.repair(context, screen, budget)
-                info.update(tried=outcome.tried, plausible=len(outcome.plausible),
-                            partial=outcome.partial is not None, stopped=outcome.stopped_because)
+                info.update(
+                    tried=outcome.tried,
+                    plausible=len(outcome.plausible),
+                    partial=outcome.partial is not None,
+                    stopped=outcome.stopped_because,
+                )
             result.metrics.candidates_tried += outcome.tried
             for family, count in outcome.families_tried.items():
                 result.families_tried[family] = result.families_tried.get(family, 0) + count
@@ -242,8 +276,7 @@ class HealRun:
             for screening in outcome.plausible[:MAX_VALIDATIONS_PER_ROUND]:
                 verdict = self.validate(screening.candidate, accepted, baseline)
                 if verdict.holds:
-                    result.alternatives = [s.candidate for s in outcome.plausible
-                                           if s is not screening]
+                    result.alternatives = [s.candidate for s in outcome.plausible if s is not screening]
                     return
             partial = outcome.partial
             if partial is None or budget.exhausted:
@@ -254,8 +287,14 @@ class HealRun:
             accepted = dict(result.changes)
             remaining = list(verdict.still_failing)
 
-    def _screen_fn(self, screener: Screener, baseline: TestReport, context: RepairContext,
-                   accepted: dict[str, str], coverage: CoverageMap | None):
+    def _screen_fn(
+        self,
+        screener: Screener,
+        baseline: TestReport,
+        context: RepairContext,
+        accepted: dict[str, str],
+        coverage: CoverageMap | None,
+    ):
         metrics = self.result.metrics
 
         def screen(candidate: Candidate) -> Screening:
@@ -264,7 +303,9 @@ class HealRun:
             covering = self._covering_for_lines(lines, coverage, baseline)[:SCREEN_COVERING_TESTS]
             tests = [*context.targets, *covering]
             outcome: ScreenResult = screener.screen(
-                changes, tests, self._screen_timeout(tests, baseline),
+                changes,
+                tests,
+                self._screen_timeout(tests, baseline),
                 test_timeout=self._screen_test_timeout(tests, baseline),
             )
             metrics.screened += 1
@@ -277,14 +318,14 @@ class HealRun:
                 broken=frozenset(t for t in covering if outcome.failed(t)),
                 messages=outcome.messages,
                 error=outcome.error,
+                tests=tuple(tests),
             )
             _emit_screen(self.events, screening, metrics.screened)
             return screening
 
         return screen
 
-    def validate(self, candidate: Candidate, accepted: dict[str, str],
-                 baseline: TestReport) -> Verdict:
+    def validate(self, candidate: Candidate, accepted: dict[str, str], baseline: TestReport) -> Verdict:
         """A clean, real run of the full test command on the patched files, then the verdict."""
         current = {**self.base_texts_of(candidate), **accepted}
         changes = {**accepted, **apply_edits(current, candidate.edits)}
@@ -304,8 +345,12 @@ class HealRun:
                 protected=self.config.protected,
                 applies=self.workspace.check_applies(patch),
             )  # fmt: skip
-            info.update(status=verdict.status, healed=len(verdict.healed),
-                        regressions=list(verdict.regressions[:10]), violations=verdict.violations)
+            info.update(
+                status=verdict.status,
+                healed=len(verdict.healed),
+                regressions=list(verdict.regressions[:10]),
+                violations=verdict.violations,
+            )
         self.result.metrics.validations += 1
         if verdict.status in (HEALED, PARTIAL):
             self.result.verdict = verdict
@@ -346,16 +391,18 @@ class HealRun:
     def _screen_test_timeout(self, tests: list[str], baseline: TestReport) -> float:
         """Per-test limit while screening: generous for tests that finished at baseline, short
         enough that a candidate which keeps a hanging test hanging costs little."""
-        finished = [baseline.outcomes[t].duration for t in tests
-                    if t in baseline.outcomes and "per-test timeout" not in baseline.outcomes[t].message]
+        finished = [
+            baseline.outcomes[t].duration
+            for t in tests
+            if t in baseline.outcomes and "per-test timeout" not in baseline.outcomes[t].message
+        ]
         slowest = max(finished, default=1.0)
         return min(self.config.test_timeout, max(1.0, 10 * slowest + 0.5))
 
     def _screen_timeout(self, tests: list[str], baseline: TestReport) -> float:
         durations = [baseline.outcomes[t].duration for t in tests if t in baseline.outcomes]
         typical = statistics.median(durations) if durations else 1.0
-        return min(self.config.test_timeout * max(1, len(tests)),
-                   5.0 + 3 * sum(durations) + 10 * typical)
+        return min(self.config.test_timeout * max(1, len(tests)), 5.0 + 3 * sum(durations) + 10 * typical)
 
 
 def _emit_screen(events: EventSink, screening: Screening, count: int) -> None:

@@ -25,8 +25,7 @@ def diagnosis(result: HealResult) -> dict[str, Any] | None:
     confidence = 0.5 + 0.45 * (score / best if best else 0.0)
     if any(a.file != fix.file or a.line != fix.line for a in result.alternatives):
         confidence -= 0.15
-    causes = [f"{meaning(f)}: {f.description.split(': ', 1)[-1]} in `{f.function}`"
-              for f in result.fixes]
+    causes = [f"{meaning(f)}: {f.description.split(': ', 1)[-1]} in `{f.function}`" for f in result.fixes]
     return {
         "root_cause": "; ".join(causes),
         "location": ", ".join(f"{f.file}:{f.line}" for f in result.fixes),
@@ -74,13 +73,22 @@ def build_report(result: HealResult) -> dict[str, Any]:
             "cost_usd": 0.0,
         },
         "verdict": (
-            {"status": verdict.status,
-             "rules": [{"rule": r.number, "holds": r.holds, "detail": r.detail} for r in verdict.rules]}
-            if verdict else None
+            {
+                "status": verdict.status,
+                "rules": [{"rule": r.number, "holds": r.holds, "detail": r.detail} for r in verdict.rules],
+            }
+            if verdict
+            else None
         ),
         "fixes": [
-            {"file": f.file, "line": f.line, "function": f.function, "family": f.family,
-             "description": f.description, "strategy": f.strategy}
+            {
+                "file": f.file,
+                "line": f.line,
+                "function": f.function,
+                "family": f.family,
+                "description": f.description,
+                "strategy": f.strategy,
+            }
             for f in result.fixes
         ],
         "notes": list(result.notes),

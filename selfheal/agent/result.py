@@ -12,7 +12,11 @@ from selfheal.agent.verdict import Verdict
 from selfheal.sandbox import SandboxInfo
 
 HEALED, PARTIAL, NOT_HEALED, NOTHING_TO_HEAL, ERROR = (
-    "healed", "partial", "not_healed", "nothing_to_heal", "error",
+    "healed",
+    "partial",
+    "not_healed",
+    "nothing_to_heal",
+    "error",
 )
 
 

@@ -41,8 +41,9 @@ class ScreenResult:
 class Screener(Protocol):
     name: str
 
-    def screen(self, changes: dict[str, str], tests: list[str], timeout: float,
-               test_timeout: float | None = None) -> ScreenResult: ...
+    def screen(
+        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+    ) -> ScreenResult: ...
 
     def close(self) -> None: ...
 
@@ -93,8 +94,9 @@ class ForkScreener:
             return None, "screening worker collected none of the tests"
         return cls(channel, base_texts, line["collected"]), "ready"
 
-    def screen(self, changes: dict[str, str], tests: list[str], timeout: float,
-               test_timeout: float | None = None) -> ScreenResult:
+    def screen(
+        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+    ) -> ScreenResult:
         if not self.alive:
             return ScreenResult(error="screening worker is not running")
         self._next_id += 1
@@ -149,8 +151,9 @@ class SubprocessScreener:
         self._runner = runner
         self._base = base_texts
 
-    def screen(self, changes: dict[str, str], tests: list[str], timeout: float,
-               test_timeout: float | None = None) -> ScreenResult:
+    def screen(
+        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+    ) -> ScreenResult:
         for path, text in changes.items():
             self._session.write_file(path, text)
         try:

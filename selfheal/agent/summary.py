@@ -6,8 +6,14 @@ from typing import Any
 
 from selfheal.agent.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 
-ICON = {"passed": "✅ passed", "failed": "❌ failed", "error": "❌ error", "skipped": "⏭ skipped",
-        "xfailed": "⏭ xfailed", "missing": "— not run"}
+ICON = {
+    "passed": "✅ passed",
+    "failed": "❌ failed",
+    "error": "❌ error",
+    "skipped": "⏭ skipped",
+    "xfailed": "⏭ xfailed",
+    "missing": "— not run",
+}
 HEADLINE = {
     HEALED: "healed — every verdict rule holds",
     PARTIAL: "partially healed — some failures fixed, nothing broken",
@@ -66,13 +72,22 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
         targets = report.get("targets") or []
         if not targets:
             return []
-        return ["### Where the failure points", "",
-                *[f"- `{t['file']}:{t['line']}` in `{t['function']}` "
-                  f"(suspiciousness {t.get('suspiciousness', 0):.2f})" for t in targets[:3]], ""]
+        return [
+            "### Where the failure points",
+            "",
+            *[
+                f"- `{t['file']}:{t['line']}` in `{t['function']}` "
+                f"(suspiciousness {t.get('suspiciousness', 0):.2f})"
+                for t in targets[:3]
+            ],
+            "",
+        ]
     return [
-        "### Root cause", "",
+        "### Root cause",
+        "",
         f"{diagnosis['root_cause']} (at `{diagnosis['location']}`; confidence "
-        f"{diagnosis['confidence']:.2f}, {diagnosis['method']}).", "",
+        f"{diagnosis['confidence']:.2f}, {diagnosis['method']}).",
+        "",
     ]
 
 
@@ -91,8 +106,12 @@ def _verification(result: HealResult, report: dict[str, Any]) -> list[str]:
     lines += ["", "| verdict rule | holds | detail |", "|---|---|---|"]
     for rule in report["verdict"]["rules"]:
         lines.append(f"| {rule['rule']} | {'yes' if rule['holds'] else '**no**'} | {rule['detail']} |")
-    lines += ["", "Verified by a clean run of the full test command "
-              f"(`{result.test_command}`) on the patched files, in the sandbox.", ""]
+    lines += [
+        "",
+        "Verified by a clean run of the full test command "
+        f"(`{result.test_command}`) on the patched files, in the sandbox.",
+        "",
+    ]
     return lines
 
 
@@ -100,7 +119,8 @@ def _metrics(result: HealResult, report: dict[str, Any]) -> list[str]:
     metrics = report["metrics"]
     sandbox = report["sandbox"]
     return [
-        "### Metrics", "",
+        "### Metrics",
+        "",
         "| iterations | wall time | test runs | candidates | screening | provider | sandbox |",
         "|---|---|---|---|---|---|---|",
         f"| {report['iterations']} | {metrics['wall_s']:.1f}s | {metrics['test_runs']} | "

@@ -20,10 +20,35 @@ PYTHON_NAME = re.compile(r"^python(\d+(\.\d+)?)?$")
 ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # pytest options whose value is the next token (so that token is not a test path).
 VALUE_OPTIONS = {
-    "-k", "-m", "-p", "-c", "-o", "-W", "--rootdir", "--confcutdir", "--basetemp", "--deselect",
-    "--ignore", "--ignore-glob", "--junitxml", "--junit-xml", "--log-level", "--log-file",
-    "--cov", "--cov-report", "--cov-config", "--cov-fail-under", "--maxfail", "--tb", "-n",
-    "--dist", "--durations", "--import-mode", "--capture", "--override-ini", "--config-file",
+    "-k",
+    "-m",
+    "-p",
+    "-c",
+    "-o",
+    "-W",
+    "--rootdir",
+    "--confcutdir",
+    "--basetemp",
+    "--deselect",
+    "--ignore",
+    "--ignore-glob",
+    "--junitxml",
+    "--junit-xml",
+    "--log-level",
+    "--log-file",
+    "--cov",
+    "--cov-report",
+    "--cov-config",
+    "--cov-fail-under",
+    "--maxfail",
+    "--tb",
+    "-n",
+    "--dist",
+    "--durations",
+    "--import-mode",
+    "--capture",
+    "--override-ini",
+    "--config-file",
 }
 
 
@@ -78,9 +103,8 @@ def _pytest_prefix(tokens: list[str], python: str) -> tuple[tuple[str, ...] | No
     head = Path(tokens[0]).name
     if head in ("pytest", "py.test"):
         return (python, "-m", "pytest"), tokens[1:]
-    if PYTHON_NAME.match(head) or tokens[0] == python:
-        if tokens[1:3] == ["-m", "pytest"]:
-            return (python, "-m", "pytest"), tokens[3:]
+    if (PYTHON_NAME.match(head) or tokens[0] == python) and tokens[1:3] == ["-m", "pytest"]:
+        return (python, "-m", "pytest"), tokens[3:]
     return None, tokens
 
 

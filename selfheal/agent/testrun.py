@@ -27,7 +27,13 @@ RUNS_DIR = f"{STATE_DIR}/runs"
 RUNTIME_FILES = ("selfheal_pytest_plugin.py", "selfheal_screen_worker.py")
 
 OK, NO_TESTS, COLLECTION_ERROR, TIMEOUT, CRASHED, USAGE_ERROR, NOT_FOUND = (
-    "ok", "no_tests", "collection_error", "timeout", "crashed", "usage_error", "command_not_found",
+    "ok",
+    "no_tests",
+    "collection_error",
+    "timeout",
+    "crashed",
+    "usage_error",
+    "command_not_found",
 )
 
 
@@ -165,9 +171,7 @@ class TestRunner:
             )
             env["SELFHEAL_COVERAGE_OUT"] = str(self.session.root / coverage_rel)
             env["SELFHEAL_COVERAGE_FILES"] = str(self.session.root / listing_rel)
-        argv = list(self.command.argv) if nodeids is None else self.command.targeted(
-            nodeids, self.python
-        )
+        argv = list(self.command.argv) if nodeids is None else self.command.targeted(nodeids, self.python)
         result = self.session.run(argv, timeout=timeout or self.timeout, env=env)
         self.runs += 1
         report = self._report(result, self.session.read_file(junit_rel), timeout or self.timeout)
@@ -184,8 +188,9 @@ class TestRunner:
                 tail,
             )  # fmt: skip
         if result.returncode == 127 and not xml:
-            return TestReport(NOT_FOUND, 127, {}, result.duration_s,
-                              _last_lines(result.stderr or tail, 5), tail)
+            return TestReport(
+                NOT_FOUND, 127, {}, result.duration_s, _last_lines(result.stderr or tail, 5), tail
+            )
         parsed = _parse(xml)
         if parsed is None:
             return TestReport(
@@ -196,14 +201,32 @@ class TestRunner:
                 tail,
             )  # fmt: skip
         if parsed.collection_errors:
-            return TestReport(COLLECTION_ERROR, result.returncode, parsed.outcomes,
-                              result.duration_s, _describe_collection(parsed), tail)
+            return TestReport(
+                COLLECTION_ERROR,
+                result.returncode,
+                parsed.outcomes,
+                result.duration_s,
+                _describe_collection(parsed),
+                tail,
+            )
         if result.returncode == 4:
-            return TestReport(USAGE_ERROR, 4, parsed.outcomes, result.duration_s,
-                              "pytest rejected its arguments:\n" + _last_lines(tail, 8), tail)
+            return TestReport(
+                USAGE_ERROR,
+                4,
+                parsed.outcomes,
+                result.duration_s,
+                "pytest rejected its arguments:\n" + _last_lines(tail, 8),
+                tail,
+            )
         if not parsed.outcomes:
-            return TestReport(NO_TESTS, result.returncode, {}, result.duration_s,
-                              "the test command collected no tests", tail)
+            return TestReport(
+                NO_TESTS,
+                result.returncode,
+                {},
+                result.duration_s,
+                "the test command collected no tests",
+                tail,
+            )
         return TestReport(OK, result.returncode, parsed.outcomes, result.duration_s, "", tail)
 
     def _coverage(self, coverage_rel: str) -> CoverageMap | None:
@@ -218,7 +241,7 @@ class TestRunner:
         mapped: dict[str, dict[str, frozenset[int]]] = {}
         for nodeid, files in tests.items():
             mapped[nodeid] = {
-                path[len(prefix):] if path.startswith(prefix) else path: frozenset(lines)
+                path[len(prefix) :] if path.startswith(prefix) else path: frozenset(lines)
                 for path, lines in files.items()
             }
         return CoverageMap(mapped)
@@ -233,7 +256,7 @@ def _parse(xml: bytes | None) -> ParsedJUnit | None:
         return None
     try:
         return parse_junit(xml)
-    except Exception:  # noqa: BLE001 - a truncated or hostile file is "no report"
+    except Exception:
         return None
 
 
@@ -249,8 +272,10 @@ def _describe_collection(parsed: ParsedJUnit) -> str:
     parts = []
     for where, text in sorted(parsed.collection_errors.items())[:3]:
         lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-        error = next((ln for ln in reversed(lines) if re.match(r"^E?\s*\w+(Error|Exception)\b", ln)),
-                     lines[-1] if lines else "")
+        error = next(
+            (ln for ln in reversed(lines) if re.match(r"^E?\s*\w+(Error|Exception)\b", ln)),
+            lines[-1] if lines else "",
+        )
         location = next((ln.strip() for ln in lines if re.search(r'File ".*", line \d+', ln)), "")
         parts.append(f"{where}: {error.lstrip('E').strip()}" + (f" ({location})" if location else ""))
     more = len(parsed.collection_errors) - 3

@@ -7,7 +7,10 @@ from dataclasses import dataclass
 
 NATIVE_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
 PYTEST_FRAME = re.compile(r"^(?P<file>[^\s:]+\.py):(?P<line>\d+):(?: in (?P<func>\S+))?", re.M)
-EXCEPTION_LINE = re.compile(r"^(?:E\s+)?(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Timeout|Interrupt|Warning|Iteration|Failed))\b", re.M)
+EXCEPTION_LINE = re.compile(
+    r"^(?:E\s+)?(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Timeout|Interrupt|Warning|Iteration|Failed))\b",
+    re.M,
+)
 
 
 @dataclass(frozen=True)
@@ -19,14 +22,10 @@ class Frame:
 
 def parse_frames(text: str) -> list[Frame]:
     """Frames in the order printed: outermost first, the raising frame last."""
-    native = [
-        Frame(m["file"], int(m["line"]), m["func"]) for m in NATIVE_FRAME.finditer(text)
-    ]
+    native = [Frame(m["file"], int(m["line"]), m["func"]) for m in NATIVE_FRAME.finditer(text)]
     if native:
         return native
-    return [
-        Frame(m["file"], int(m["line"]), m["func"] or "") for m in PYTEST_FRAME.finditer(text)
-    ]
+    return [Frame(m["file"], int(m["line"]), m["func"] or "") for m in PYTEST_FRAME.finditer(text)]
 
 
 def exception_type(message: str, details: str = "") -> str:

@@ -42,8 +42,13 @@ class NewTestEvidence:
         return "fail_to_pass" if self.fails_on_base and self.passes_on_patch else "guard"
 
     def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "name": self.name, "fails_on_base": self.fails_on_base,
-                "passes_on_patch": self.passes_on_patch, "kind": self.kind}
+        return {
+            "path": self.path,
+            "name": self.name,
+            "fails_on_base": self.fails_on_base,
+            "passes_on_patch": self.passes_on_patch,
+            "kind": self.kind,
+        }
 
 
 @dataclass(frozen=True)
@@ -144,13 +149,20 @@ def judge(
     )
     deleted = [t for t in baseline.outcomes if after.ran and t not in after_outcomes]
 
-    rule1 = RuleResult(1, after.ran and not still_failing,
-                       _count("baseline failure", len(healed), len(targets), "pass now")
-                       if after.ran else f"the patched run did not complete: {after.status}")
-    rule2 = RuleResult(2, after.ran and not regressions,
-                       f"{len(baseline.passing) - len(regressions)}/{len(baseline.passing)} "
-                       "previously passing tests still pass"
-                       + (f"; broken: {', '.join(regressions[:5])}" if regressions else ""))
+    rule1 = RuleResult(
+        1,
+        after.ran and not still_failing,
+        _count("baseline failure", len(healed), len(targets), "pass now")
+        if after.ran
+        else f"the patched run did not complete: {after.status}",
+    )
+    rule2 = RuleResult(
+        2,
+        after.ran and not regressions,
+        f"{len(baseline.passing) - len(regressions)}/{len(baseline.passing)} "
+        "previously passing tests still pass"
+        + (f"; broken: {', '.join(regressions[:5])}" if regressions else ""),
+    )
     problems = protected_changes(changes, base_texts, protected)
     skips = added_skips(patch)
     problems += [f"adds a skip or xfail: {s}" for s in skips]
@@ -158,11 +170,16 @@ def judge(
     rule3 = RuleResult(3, not problems, "; ".join(problems) or "only source files changed")
     proofless = [t for t in new_tests if t.kind != "fail_to_pass"]
     failing_new = [t.name for t in new_tests if not t.passes_on_patch]
-    rule4 = RuleResult(4, not failing_new,
-                       f"new tests fail on the patch: {', '.join(failing_new)}" if failing_new else
-                       f"{len(new_tests) - len(proofless)} new test(s) fail on base and pass on the "
-                       f"patch; {len(proofless)} shipped as guard(s)" if new_tests
-                       else "no new tests to prove")
+    rule4 = RuleResult(
+        4,
+        not failing_new,
+        f"new tests fail on the patch: {', '.join(failing_new)}"
+        if failing_new
+        else f"{len(new_tests) - len(proofless)} new test(s) fail on base and pass on the "
+        f"patch; {len(proofless)} shipped as guard(s)"
+        if new_tests
+        else "no new tests to prove",
+    )
     rule5 = RuleResult(5, applies[0], applies[1])
     rules = (rule1, rule2, rule3, rule4, rule5)
 

@@ -27,8 +27,21 @@ from selfheal.sandbox import STATE_DIR
 
 # Never copied: environments, caches and selfheal's own output.
 SKIPPED_PARTS = {
-    ".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".pytest_cache", ".mypy_cache",
-    ".ruff_cache", ".tox", ".nox", "node_modules", ".selfheal", STATE_DIR, ".eggs",
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".tox",
+    ".nox",
+    "node_modules",
+    ".selfheal",
+    STATE_DIR,
+    ".eggs",
 }
 SKIPPED_SUFFIXES = (".pyc", ".pyo", ".egg-info")
 
@@ -45,8 +58,14 @@ GIT_ENV = {
 }
 
 
-def git(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-        check: bool = True, git_dir: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+def git(
+    cwd: Path,
+    *args: str,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+    git_dir: Path | None = None,
+) -> subprocess.CompletedProcess[bytes]:
     # Only what git needs: no token or key of selfheal's environment reaches it.
     full_env = {
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -57,9 +76,24 @@ def git(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] |
     location = [f"--git-dir={git_dir}", f"--work-tree={cwd}"] if git_dir else []
     try:
         done = subprocess.run(
-            ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false",
-             "-c", "core.autocrlf=false", "-c", "core.fsmonitor=false", *location, *args],
-            cwd=cwd, input=input, capture_output=True, env=full_env, check=False,
+            [
+                "git",
+                "-c",
+                "core.hooksPath=/dev/null",
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "core.autocrlf=false",
+                "-c",
+                "core.fsmonitor=false",
+                *location,
+                *args,
+            ],
+            cwd=cwd,
+            input=input,
+            capture_output=True,
+            env=full_env,
+            check=False,
         )
     except FileNotFoundError as exc:
         raise WorkspaceError("git is not installed; selfheal needs it to snapshot and diff") from exc
@@ -152,10 +186,10 @@ class Workspace:
             git(root, "init", "-q", "-b", "selfheal-base", git_dir=git_dir)
             (git_dir / "info").mkdir(exist_ok=True)
             (git_dir / "info" / "exclude").write_text(
-                f"{STATE_DIR}/\n__pycache__/\n.pytest_cache/\n.selfheal/\n")
+                f"{STATE_DIR}/\n__pycache__/\n.pytest_cache/\n.selfheal/\n"
+            )
             git(root, "add", "-A", git_dir=git_dir)
-            git(root, "commit", "-q", "--allow-empty", "-m", "selfheal base snapshot",
-                git_dir=git_dir)
+            git(root, "commit", "-q", "--allow-empty", "-m", "selfheal base snapshot", git_dir=git_dir)
             base = git(root, "rev-parse", "HEAD", git_dir=git_dir).stdout.decode().strip()
         except BaseException:
             shutil.rmtree(container, ignore_errors=True)
@@ -197,11 +231,25 @@ class Workspace:
             for relpath, text in sorted(changes.items()):
                 blob = self._git("hash-object", "-w", "--stdin", input=text.encode("utf-8"))
                 mode = self._mode(relpath)
-                self._git("update-index", "--add", "--cacheinfo",
-                    f"{mode},{blob.stdout.decode().strip()},{relpath}", env=env)
+                self._git(
+                    "update-index",
+                    "--add",
+                    "--cacheinfo",
+                    f"{mode},{blob.stdout.decode().strip()},{relpath}",
+                    env=env,
+                )
             sub = f"{self.origin.subdir}/" if in_repo and self.origin.subdir else ""
-            done = self._git("diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv",
-                       f"--src-prefix=a/{sub}", f"--dst-prefix=b/{sub}", self.base_commit, env=env)
+            done = self._git(
+                "diff",
+                "--cached",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                f"--src-prefix=a/{sub}",
+                f"--dst-prefix=b/{sub}",
+                self.base_commit,
+                env=env,
+            )
             return done.stdout.decode("utf-8")
         finally:
             index.unlink(missing_ok=True)
@@ -216,8 +264,9 @@ class Workspace:
             return True, "empty patch"
         env, index = self._with_scratch_index()
         try:
-            done = self._git("apply", "--cached", "--check", "-", input=patch.encode("utf-8"),
-                       env=env, check=False)
+            done = self._git(
+                "apply", "--cached", "--check", "-", input=patch.encode("utf-8"), env=env, check=False
+            )
         finally:
             index.unlink(missing_ok=True)
         message = done.stderr.decode("utf-8", "replace").strip()
@@ -230,8 +279,9 @@ class Workspace:
         shutil.rmtree(self.root.parent, ignore_errors=True)
 
 
-def apply_to_origin(origin: Path, changes: dict[str, str], base_texts: dict[str, str],
-                    new_files: dict[str, str]) -> list[str]:
+def apply_to_origin(
+    origin: Path, changes: dict[str, str], base_texts: dict[str, str], new_files: dict[str, str]
+) -> list[str]:
     """Write the patched files into the user's tree (`--apply`); refuse if they moved on."""
     conflicts = []
     for relpath in changes:

@@ -107,12 +107,9 @@ class LocalSession:
         else:
             isolation.append("process count unbounded (root without a writable pids cgroup)")
         isolation.append(
-            f"rlimits (address space {limits.memory_mb} MiB, file size {limits.max_file_mb} MiB, "
-            "CPU)"
+            f"rlimits (address space {limits.memory_mb} MiB, file size {limits.max_file_mb} MiB, CPU)"
         )
-        self.info = SandboxInfo(
-            backend="local", network=self._bwrap is None, isolation="; ".join(isolation)
-        )
+        self.info = SandboxInfo(backend="local", network=self._bwrap is None, isolation="; ".join(isolation))
 
     # -- commands -------------------------------------------------------------------------
     def run(
@@ -133,8 +130,13 @@ class LocalSession:
         except OSError as exc:
             if slot:
                 slot.remove()
-            return ExecResult(127, "", f"selfheal: cannot run {argv[0]!r}: {exc.strerror or exc}",
-                              time.monotonic() - started, argv=tuple(argv))
+            return ExecResult(
+                127,
+                "",
+                f"selfheal: cannot run {argv[0]!r}: {exc.strerror or exc}",
+                time.monotonic() - started,
+                argv=tuple(argv),
+            )
         out, err = CappedBuffer(self.limits.output_bytes), CappedBuffer(self.limits.output_bytes)
         readers = [drain_in_background(proc.stdout, out), drain_in_background(proc.stderr, err)]
         timed_out = False
@@ -160,8 +162,7 @@ class LocalSession:
             argv=tuple(argv),
         )
 
-    def _missing_executable(self, argv: list[str], env: dict[str, str] | None,
-                            cwd: str | None) -> str | None:
+    def _missing_executable(self, argv: list[str], env: dict[str, str] | None, cwd: str | None) -> str | None:
         if not argv:
             return "selfheal: empty command"
         program = argv[0]
@@ -175,8 +176,7 @@ class LocalSession:
 
     def open_channel(self, argv: list[str], *, env: dict[str, str] | None = None) -> LocalChannel:
         slot = self._cgroups.new_slot() if self._cgroups else None
-        proc = self._spawn(argv, env=env, cwd=None, cpu_seconds=None, slot=slot,
-                           stdin=subprocess.PIPE)
+        proc = self._spawn(argv, env=env, cwd=None, cpu_seconds=None, slot=slot, stdin=subprocess.PIPE)
         channel = LocalChannel(proc, slot, self.limits.output_bytes)
         self._channels.append(channel)
         return channel
@@ -198,8 +198,14 @@ class LocalSession:
         if self._bwrap:
             # bwrap reports a failed exec as exit 1, which pytest would call "tests failed";
             # a shell's exec reports it as 126/127 like any shell.
-            full_argv = [*self._bwrap.prefix(self.root, workdir), "/bin/sh", "-c", 'exec "$@"',
-                         "selfheal-exec", *argv]
+            full_argv = [
+                *self._bwrap.prefix(self.root, workdir),
+                "/bin/sh",
+                "-c",
+                'exec "$@"',
+                "selfheal-exec",
+                *argv,
+            ]
         else:
             full_argv = argv
         cpu = self.limits.cpu_seconds or (math.ceil(cpu_seconds) + 10 if cpu_seconds else None)
@@ -257,8 +263,7 @@ class LocalSession:
                     with contextlib.suppress(FileExistsError):
                         os.mkdir(part, dir_fd=directory)
                 try:
-                    inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
-                                    dir_fd=directory)
+                    inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
                 except OSError as exc:
                     raise ValueError(
                         f"path escapes the workspace (not a plain folder on the way): {relpath}"

@@ -20,13 +20,16 @@ def test_defaults_without_pyproject(tmp_path):
 
 
 def test_tool_selfheal_table_is_read_and_flags_win(tmp_path):
-    write_pyproject(tmp_path, """
+    write_pyproject(
+        tmp_path,
+        """
 [tool.selfheal]
 test-command = "python -m pytest -q tests/unit"
 source = ["src/**/*.py"]
 max_candidates = 40
 timeout = 90
-""")
+""",
+    )
     config = build_config(tmp_path, {"max_candidates": 7, "timeout": None})
     assert config.test_command == "python -m pytest -q tests/unit"
     assert config.source == ("src/**/*.py",)
@@ -49,12 +52,15 @@ def test_wrong_types_and_bad_toml_are_config_errors(tmp_path):
         read_repo_settings(tmp_path)
 
 
-@pytest.mark.parametrize(("flags", "message"), [
-    ({"max_candidates": 0}, "--max-candidates must be at least 1"),
-    ({"timeout": -1.0}, "--timeout must be positive"),
-    ({"test_command": "  "}, "the test command is empty"),
-    ({"provider": "gpt"}, "unknown provider 'gpt'"),
-])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ({"max_candidates": 0}, "--max-candidates must be at least 1"),
+        ({"timeout": -1.0}, "--timeout must be positive"),
+        ({"test_command": "  "}, "the test command is empty"),
+        ({"provider": "gpt"}, "unknown provider 'gpt'"),
+    ],
+)
 def test_invalid_values_are_rejected(tmp_path, flags, message):
     with pytest.raises(ConfigError, match=message):
         build_config(tmp_path, flags)

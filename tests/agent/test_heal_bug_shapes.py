@@ -71,9 +71,13 @@ def heal_repo(
 
 
 def test_off_by_one_in_a_range_bound(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "windows/__init__.py": "",
-        "windows/sums.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "windows/__init__.py": "",
+            "windows/sums.py": '''
             """Sliding-window sums."""
 
 
@@ -84,7 +88,7 @@ def test_off_by_one_in_a_range_bound(make_repo, run_heal, tmp_path):
                     sums.append(sum(values[start:start + width]))
                 return sums
             ''',
-        "tests/test_sums.py": '''
+            "tests/test_sums.py": """
             from windows.sums import window_sums
 
 
@@ -102,22 +106,30 @@ def test_off_by_one_in_a_range_bound(make_repo, run_heal, tmp_path):
 
             def test_no_values():
                 assert window_sums([], 1) == []
-            ''',
-    }, failing={
-        "tests/test_sums.py::test_every_window_is_summed",
-        "tests/test_sums.py::test_one_window_when_width_equals_length",
-    })
+            """,
+        },
+        failing={
+            "tests/test_sums.py::test_every_window_is_summed",
+            "tests/test_sums.py::test_one_window_when_width_equals_length",
+        },
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["    for start in range(len(values) - width):"]
     # Both spellings of "one more window" are the same fix.
-    assert added in (["    for start in range(len(values) - width + 1):"],
-                     ["    for start in range(len(values) + 1 - width):"])
+    assert added in (
+        ["    for start in range(len(values) - width + 1):"],
+        ["    for start in range(len(values) + 1 - width):"],
+    )
 
 
 def test_wrong_boolean_operator(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "accounts/__init__.py": "",
-        "accounts/names.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "accounts/__init__.py": "",
+            "accounts/names.py": '''
             """Username rules."""
 
 
@@ -125,7 +137,7 @@ def test_wrong_boolean_operator(make_repo, run_heal, tmp_path):
                 """3 to 20 characters, letters and digits only."""
                 return 3 <= len(name) <= 20 or name.isalnum()
             ''',
-        "tests/test_names.py": '''
+            "tests/test_names.py": """
             import pytest
 
             from accounts.names import is_valid_username
@@ -139,22 +151,28 @@ def test_wrong_boolean_operator(make_repo, run_heal, tmp_path):
             @pytest.mark.parametrize("name", ["al", "x" * 21, "bob smith", "ab!"])
             def test_invalid(name):
                 assert not is_valid_username(name)
-            ''',
-    }, failing={
-        "tests/test_names.py::test_invalid[al]",
-        "tests/test_names.py::test_invalid[ab!]",
-        "tests/test_names.py::test_invalid[xxxxxxxxxxxxxxxxxxxxx]",
-        "tests/test_names.py::test_invalid[bob smith]",
-    })
+            """,
+        },
+        failing={
+            "tests/test_names.py::test_invalid[al]",
+            "tests/test_names.py::test_invalid[ab!]",
+            "tests/test_names.py::test_invalid[xxxxxxxxxxxxxxxxxxxxx]",
+            "tests/test_names.py::test_invalid[bob smith]",
+        },
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["    return 3 <= len(name) <= 20 or name.isalnum()"]
     assert added == ["    return 3 <= len(name) <= 20 and name.isalnum()"]
 
 
 def test_wrong_comparison_in_a_loop_condition(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "readings/__init__.py": "",
-        "readings/prefix.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "readings/__init__.py": "",
+            "readings/prefix.py": '''
             """Leading runs of readings."""
 
 
@@ -167,7 +185,7 @@ def test_wrong_comparison_in_a_loop_condition(make_repo, run_heal, tmp_path):
                     index += 1
                 return taken
             ''',
-        "tests/test_prefix.py": '''
+            "tests/test_prefix.py": """
             from readings.prefix import prefix_below
 
 
@@ -185,17 +203,23 @@ def test_wrong_comparison_in_a_loop_condition(make_repo, run_heal, tmp_path):
 
             def test_empty():
                 assert prefix_below([], 1.0) == []
-            ''',
-    }, failing={"tests/test_prefix.py::test_stops_at_a_value_equal_to_the_limit"})
+            """,
+        },
+        failing={"tests/test_prefix.py::test_stops_at_a_value_equal_to_the_limit"},
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["    while index < len(values) and values[index] <= limit:"]
     assert added == ["    while index < len(values) and values[index] < limit:"]
 
 
 def test_min_instead_of_max(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "layout/__init__.py": "",
-        "layout/columns.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "layout/__init__.py": "",
+            "layout/columns.py": '''
             """Column widths for plain-text tables."""
 
 
@@ -204,7 +228,7 @@ def test_min_instead_of_max(make_repo, run_heal, tmp_path):
                 widest = min((len(cell) for cell in cells), default=0)
                 return widest + 2 * padding
             ''',
-        "tests/test_columns.py": '''
+            "tests/test_columns.py": """
             from layout.columns import column_width
 
 
@@ -222,20 +246,26 @@ def test_min_instead_of_max(make_repo, run_heal, tmp_path):
 
             def test_empty_column():
                 assert column_width([], padding=2) == 4
-            ''',
-    }, failing={
-        "tests/test_columns.py::test_fits_the_longest_cell",
-        "tests/test_columns.py::test_padding_is_added_on_both_sides",
-    })
+            """,
+        },
+        failing={
+            "tests/test_columns.py::test_fits_the_longest_cell",
+            "tests/test_columns.py::test_padding_is_added_on_both_sides",
+        },
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["    widest = min((len(cell) for cell in cells), default=0)"]
     assert added == ["    widest = max((len(cell) for cell in cells), default=0)"]
 
 
 def test_wrong_slice_bound(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "lines/__init__.py": "",
-        "lines/endings.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "lines/__init__.py": "",
+            "lines/endings.py": '''
             """Line endings."""
 
 
@@ -245,7 +275,7 @@ def test_wrong_slice_bound(make_repo, run_heal, tmp_path):
                     return line[1:]
                 return line
             ''',
-        "tests/test_endings.py": '''
+            "tests/test_endings.py": """
             from lines.endings import strip_newline
 
 
@@ -263,20 +293,26 @@ def test_wrong_slice_bound(make_repo, run_heal, tmp_path):
 
             def test_empty_line():
                 assert strip_newline("") == ""
-            ''',
-    }, failing={
-        "tests/test_endings.py::test_trailing_newline_is_removed",
-        "tests/test_endings.py::test_only_one_newline_is_removed",
-    })
+            """,
+        },
+        failing={
+            "tests/test_endings.py::test_trailing_newline_is_removed",
+            "tests/test_endings.py::test_only_one_newline_is_removed",
+        },
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["        return line[1:]"]
     assert added == ["        return line[:-1]"]
 
 
 def test_off_by_one_slice_bound(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "league/__init__.py": "",
-        "league/table.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "league/__init__.py": "",
+            "league/table.py": '''
             """League tables."""
 
 
@@ -284,7 +320,7 @@ def test_off_by_one_slice_bound(make_repo, run_heal, tmp_path):
                 """The `n` highest scores, highest first."""
                 return sorted(scores, reverse=True)[:n - 1]
             ''',
-        "tests/test_table.py": '''
+            "tests/test_table.py": """
             from league.table import top_scores
 
 
@@ -298,19 +334,27 @@ def test_off_by_one_slice_bound(make_repo, run_heal, tmp_path):
 
             def test_none_asked_for():
                 assert top_scores([1, 2], 0) == []
-            ''',
-    }, failing={"tests/test_table.py::test_top_three", "tests/test_table.py::test_none_asked_for"})
+            """,
+        },
+        failing={"tests/test_table.py::test_top_three", "tests/test_table.py::test_none_asked_for"},
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["    return sorted(scores, reverse=True)[:n - 1]"]
     # `[:n - 0]` (constant 1 -> 0, the smallest edit) is the same fix as dropping the `- 1`.
-    assert added in (["    return sorted(scores, reverse=True)[:n]"],
-                     ["    return sorted(scores, reverse=True)[:n - 0]"])
+    assert added in (
+        ["    return sorted(scores, reverse=True)[:n]"],
+        ["    return sorted(scores, reverse=True)[:n - 0]"],
+    )
 
 
 def test_return_inside_the_loop(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "shipping/__init__.py": "",
-        "shipping/parcels.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "shipping/__init__.py": "",
+            "shipping/parcels.py": '''
             """Parcel weights."""
 
             from dataclasses import dataclass
@@ -329,7 +373,7 @@ def test_return_inside_the_loop(make_repo, run_heal, tmp_path):
                     total += item.weight_g
                     return total
             ''',
-        "tests/test_parcels.py": '''
+            "tests/test_parcels.py": """
             from shipping.parcels import Item, total_weight
 
 
@@ -343,20 +387,26 @@ def test_return_inside_the_loop(make_repo, run_heal, tmp_path):
 
             def test_empty_parcel_weighs_nothing():
                 assert total_weight([]) == 0
-            ''',
-    }, failing={
-        "tests/test_parcels.py::test_weights_add_up",
-        "tests/test_parcels.py::test_empty_parcel_weighs_nothing",
-    })
+            """,
+        },
+        failing={
+            "tests/test_parcels.py::test_weights_add_up",
+            "tests/test_parcels.py::test_empty_parcel_weighs_nothing",
+        },
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["        return total"]
     assert added == ["    return total"]
 
 
 def test_missing_none_guard(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "netconf/__init__.py": "",
-        "netconf/ports.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "netconf/__init__.py": "",
+            "netconf/ports.py": '''
             """Port settings."""
 
             from __future__ import annotations
@@ -369,7 +419,7 @@ def test_missing_none_guard(make_repo, run_heal, tmp_path):
                     raise ValueError(f"port out of range: {port}")
                 return port
             ''',
-        "tests/test_ports.py": '''
+            "tests/test_ports.py": """
             import pytest
 
             from netconf.ports import parse_port
@@ -387,8 +437,10 @@ def test_missing_none_guard(make_repo, run_heal, tmp_path):
             def test_invalid_port(value):
                 with pytest.raises(ValueError):
                     parse_port(value)
-            ''',
-    }, failing={"tests/test_ports.py::test_no_port_configured"})
+            """,
+        },
+        failing={"tests/test_ports.py::test_no_port_configured"},
+    )
     removed, added = diff_lines(result.patch)
     assert removed == []
     # `if not value` would also catch "" and break test_invalid_port[]: it must be `is None`.
@@ -396,9 +448,13 @@ def test_missing_none_guard(make_repo, run_heal, tmp_path):
 
 
 def test_swapped_call_arguments(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "tasks/__init__.py": "",
-        "tasks/progress.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "tasks/__init__.py": "",
+            "tasks/progress.py": '''
             """Progress labels."""
 
 
@@ -414,7 +470,7 @@ def test_swapped_call_arguments(make_repo, run_heal, tmp_path):
                 share = percent(total, done)
                 return f"{share}% done"
             ''',
-        "tests/test_progress.py": '''
+            "tests/test_progress.py": """
             from tasks.progress import percent, progress_label
 
 
@@ -436,20 +492,26 @@ def test_swapped_call_arguments(make_repo, run_heal, tmp_path):
 
             def test_nothing_to_do():
                 assert progress_label(0, 0) == "n/a"
-            ''',
-    }, failing={
-        "tests/test_progress.py::test_progress_label",
-        "tests/test_progress.py::test_nothing_done_yet",
-    })
+            """,
+        },
+        failing={
+            "tests/test_progress.py::test_progress_label",
+            "tests/test_progress.py::test_nothing_done_yet",
+        },
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["    share = percent(total, done)"]
     assert added == ["    share = percent(done, total)"]
 
 
 def test_wrong_constant(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "weather/__init__.py": "",
-        "weather/units.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "weather/__init__.py": "",
+            "weather/units.py": '''
             """Temperature units."""
 
 
@@ -460,7 +522,7 @@ def test_wrong_constant(make_repo, run_heal, tmp_path):
             def to_celsius(fahrenheit: float) -> float:
                 return (fahrenheit - 32) * 5 / 9
             ''',
-        "tests/test_units.py": '''
+            "tests/test_units.py": """
             import pytest
 
             from weather.units import to_celsius, to_fahrenheit
@@ -477,21 +539,27 @@ def test_wrong_constant(make_repo, run_heal, tmp_path):
 
             def test_a_degree_celsius_is_nine_fifths_fahrenheit():
                 assert to_fahrenheit(10) - to_fahrenheit(5) == pytest.approx(9)
-            ''',
-    }, failing={
-        "tests/test_units.py::test_to_fahrenheit[0-32]",
-        "tests/test_units.py::test_to_fahrenheit[100-212]",
-        "tests/test_units.py::test_to_fahrenheit[-40--40]",
-    })
+            """,
+        },
+        failing={
+            "tests/test_units.py::test_to_fahrenheit[0-32]",
+            "tests/test_units.py::test_to_fahrenheit[100-212]",
+            "tests/test_units.py::test_to_fahrenheit[-40--40]",
+        },
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["    return celsius * 9 / 5 + 31"]
     assert added == ["    return celsius * 9 / 5 + 32"]
 
 
 def test_bug_in_a_helper_of_another_module(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "samples/__init__.py": "",
-        "samples/util.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "samples/__init__.py": "",
+            "samples/util.py": '''
             """Numeric helpers."""
 
 
@@ -504,7 +572,7 @@ def test_bug_in_a_helper_of_another_module(make_repo, run_heal, tmp_path):
                 centre = mean(values)
                 return sum((value + centre) ** 2 for value in values) / len(values)
             ''',
-        "samples/report.py": '''
+            "samples/report.py": '''
             """Descriptive statistics of a sample."""
 
             import math
@@ -521,7 +589,7 @@ def test_bug_in_a_helper_of_another_module(make_repo, run_heal, tmp_path):
                     "stdev": round(math.sqrt(variance(values)), 3),
                 }
             ''',
-        "tests/test_report.py": '''
+            "tests/test_report.py": """
             import pytest
 
             from samples.report import describe
@@ -543,11 +611,13 @@ def test_bug_in_a_helper_of_another_module(make_repo, run_heal, tmp_path):
             def test_empty_sample():
                 with pytest.raises(ValueError):
                     describe([])
-            ''',
-    }, failing={
-        "tests/test_report.py::test_describe",
-        "tests/test_report.py::test_constant_sample_has_no_spread",
-    })
+            """,
+        },
+        failing={
+            "tests/test_report.py::test_describe",
+            "tests/test_report.py::test_constant_sample_has_no_spread",
+        },
+    )
     assert patched_files(result.patch) == {"samples/util.py"}
     assert set(result.changes) == {"samples/util.py"}
     removed, added = diff_lines(result.patch)
@@ -556,9 +626,13 @@ def test_bug_in_a_helper_of_another_module(make_repo, run_heal, tmp_path):
 
 
 def test_wrong_augmented_assignment_operator(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "bank/__init__.py": "",
-        "bank/ledger.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "bank/__init__.py": "",
+            "bank/ledger.py": '''
             """Account balances from a list of transactions."""
 
 
@@ -571,7 +645,7 @@ def test_wrong_augmented_assignment_operator(make_repo, run_heal, tmp_path):
                     total += amount
                 return total
             ''',
-        "tests/test_ledger.py": '''
+            "tests/test_ledger.py": """
             from bank.ledger import balance
 
 
@@ -589,20 +663,26 @@ def test_wrong_augmented_assignment_operator(make_repo, run_heal, tmp_path):
 
             def test_no_transactions():
                 assert balance(42, [], []) == 42
-            ''',
-    }, failing={
-        "tests/test_ledger.py::test_withdrawals_are_taken_off",
-        "tests/test_ledger.py::test_withdrawals_only",
-    })
+            """,
+        },
+        failing={
+            "tests/test_ledger.py::test_withdrawals_are_taken_off",
+            "tests/test_ledger.py::test_withdrawals_only",
+        },
+    )
     removed, added = diff_lines(result.patch)
     assert removed == ["        total += amount"]
     assert added == ["        total -= amount"]
 
 
 def test_two_bugs_in_two_functions(make_repo, run_heal, tmp_path):
-    result = heal_repo(make_repo, run_heal, tmp_path, {
-        "travel/__init__.py": "",
-        "travel/convert.py": '''
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "travel/__init__.py": "",
+            "travel/convert.py": '''
             """Conversions for a travel planner."""
 
             KM_PER_MILE = 1.609344
@@ -619,7 +699,7 @@ def test_two_bugs_in_two_functions(make_repo, run_heal, tmp_path):
             def miles_to_km(miles: float) -> float:
                 return round(miles * KM_PER_MILE, 3)
             ''',
-        "tests/test_convert.py": '''
+            "tests/test_convert.py": """
             import pytest
 
             from travel.convert import celsius_to_fahrenheit, km_to_miles, miles_to_km
@@ -639,11 +719,13 @@ def test_two_bugs_in_two_functions(make_repo, run_heal, tmp_path):
 
             def test_zero_km():
                 assert km_to_miles(0) == 0
-            ''',
-    }, failing={
-        "tests/test_convert.py::test_celsius_to_fahrenheit",
-        "tests/test_convert.py::test_km_to_miles",
-    })
+            """,
+        },
+        failing={
+            "tests/test_convert.py::test_celsius_to_fahrenheit",
+            "tests/test_convert.py::test_km_to_miles",
+        },
+    )
     assert len(result.fixes) == 2  # one fix per round
     assert result.iterations == 2
     removed, added = diff_lines(result.patch)

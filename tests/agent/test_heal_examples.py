@@ -29,10 +29,12 @@ EXPECTED = {
     "intervals": Expected(
         changed_file="intervals/core.py",
         function="merge",
-        failing=frozenset({
-            "tests/test_merge.py::test_touching_intervals_merge",
-            "tests/test_merge.py::test_total_length_counts_shared_points_once",
-        }),
+        failing=frozenset(
+            {
+                "tests/test_merge.py::test_touching_intervals_merge",
+                "tests/test_merge.py::test_total_length_counts_shared_points_once",
+            }
+        ),
         removed=("        if merged and current.start < merged[-1].end:",),
         # On integer bounds all three say "touching counts as overlapping".
         added=(
@@ -44,21 +46,25 @@ EXPECTED = {
     "pricing": Expected(
         changed_file="pricing/money.py",
         function="percent_change",
-        failing=frozenset({
-            "tests/test_money.py::test_percent_change_of_a_price_rise_is_positive",
-            "tests/test_money.py::test_percent_change_of_a_price_cut_is_negative",
-            "tests/test_order.py::test_price_change_report_lists_rises_first",
-        }),
+        failing=frozenset(
+            {
+                "tests/test_money.py::test_percent_change_of_a_price_rise_is_positive",
+                "tests/test_money.py::test_percent_change_of_a_price_cut_is_negative",
+                "tests/test_order.py::test_price_change_report_lists_rises_first",
+            }
+        ),
         removed=("    return round(float((old - new) / old * 100), 2)",),
         added=(("    return round(float((new - old) / old * 100), 2)",),),
     ),
     "textstats": Expected(
         changed_file="textstats/metrics.py",
         function="average_word_length",
-        failing=frozenset({
-            "tests/test_metrics.py::test_average_word_length_of_text_without_words_is_zero",
-            "tests/test_report.py::test_summary_of_empty_text",
-        }),
+        failing=frozenset(
+            {
+                "tests/test_metrics.py::test_average_word_length_of_text_without_words_is_zero",
+                "tests/test_report.py::test_summary_of_empty_text",
+            }
+        ),
         removed=(),
         added=(("    if not found:", "        return 0.0"),),
     ),
@@ -91,7 +97,8 @@ def example_repo(name: str, tmp_path: Path) -> Path:
     """A committed git repository holding a copy of examples/<name>, without caches."""
     repo = tmp_path / name
     shutil.copytree(
-        EXAMPLES / name, repo,
+        EXAMPLES / name,
+        repo,
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".benchmarks"),
     )
     git(repo, "init", "-q", "-b", "main")
@@ -109,8 +116,10 @@ def test_heal_example(name, run_heal, tmp_path):
 
     result = run_heal(repo)
 
-    diagnostics = (f"status={result.status} error={result.error} notes={result.notes} "
-                   f"fixes={[f.description for f in result.fixes]}")
+    diagnostics = (
+        f"status={result.status} error={result.error} notes={result.notes} "
+        f"fixes={[f.description for f in result.fixes]}"
+    )
     assert set(result.failures_before) == expected.failing, diagnostics
     assert result.status == "healed", diagnostics
     assert result.error is None

@@ -21,8 +21,13 @@ def tree_digest(root: Path) -> str:
 
 
 def test_all_passing_is_nothing_to_heal_and_changes_nothing(make_repo, run_heal):
-    repo = make_repo({"pkg/__init__.py": "", "pkg/m.py": "def f():\n    return 2\n",
-                      "tests/test_m.py": "from pkg.m import f\n\ndef test_f():\n    assert f() == 2\n"})
+    repo = make_repo(
+        {
+            "pkg/__init__.py": "",
+            "pkg/m.py": "def f():\n    return 2\n",
+            "tests/test_m.py": "from pkg.m import f\n\ndef test_f():\n    assert f() == 2\n",
+        }
+    )
     before = tree_digest(repo)
     result = run_heal(repo)
     assert result.status == "nothing_to_heal"
@@ -33,8 +38,13 @@ def test_all_passing_is_nothing_to_heal_and_changes_nothing(make_repo, run_heal)
 
 
 def test_syntax_error_in_source(make_repo, run_heal):
-    repo = make_repo({"pkg/__init__.py": "", "pkg/m.py": "def f(:\n    return 2\n",
-                      "tests/test_m.py": "from pkg.m import f\n\ndef test_f():\n    assert f() == 2\n"})
+    repo = make_repo(
+        {
+            "pkg/__init__.py": "",
+            "pkg/m.py": "def f(:\n    return 2\n",
+            "tests/test_m.py": "from pkg.m import f\n\ndef test_f():\n    assert f() == 2\n",
+        }
+    )
     result = run_heal(repo)
     assert result.status == "error"
     assert result.error.startswith("tests could not be collected:")
@@ -57,9 +67,10 @@ def test_no_tests(make_repo, run_heal):
 
 
 def test_a_hanging_test_becomes_a_failure_and_is_healed(make_repo, run_heal):
-    repo = make_repo({
-        "pkg/__init__.py": "",
-        "pkg/count.py": '''
+    repo = make_repo(
+        {
+            "pkg/__init__.py": "",
+            "pkg/count.py": '''
             def halvings(n):
                 """How many times n can be halved (integer division) before it reaches 1."""
                 steps = 0
@@ -68,7 +79,7 @@ def test_a_hanging_test_becomes_a_failure_and_is_healed(make_repo, run_heal):
                     steps += 1
                 return steps
             ''',
-        "tests/test_count.py": '''
+            "tests/test_count.py": """
             from pkg.count import halvings
 
             def test_power_of_two():
@@ -79,27 +90,34 @@ def test_a_hanging_test_becomes_a_failure_and_is_healed(make_repo, run_heal):
 
             def test_zero_needs_no_halving():
                 assert halvings(0) == 0
-            ''',
-    })
+            """,
+        }
+    )
     result = run_heal(repo, test_timeout=2)
     hung = result.baseline.outcomes["tests/test_count.py::test_zero_needs_no_halving"]
     assert hung.outcome == "failed"
     assert "test ran longer than 2s (selfheal per-test timeout)" in hung.message
     # the traceback of the hang points into the loop, so localization starts there
     assert (result.localization.lines[0].file, result.localization.lines[0].function) == (
-        "pkg/count.py", "halvings")
+        "pkg/count.py",
+        "halvings",
+    )
     assert result.status == "healed"
     assert "+    while n > 1:" in result.patch
 
 
 def test_a_suite_that_outlives_the_run_timeout(make_repo, run_heal):
-    repo = make_repo({"tests/test_slow.py": '''
+    repo = make_repo(
+        {
+            "tests/test_slow.py": """
         import signal, time
 
         def test_blocks_the_alarm():
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
             time.sleep(30)
-        '''})
+        """
+        }
+    )
     result = run_heal(repo, timeout=4, test_timeout=1)
     assert result.status == "error"
     assert result.error.startswith("the test run took longer than 4s and was stopped")
@@ -108,7 +126,9 @@ def test_a_suite_that_outlives_the_run_timeout(make_repo, run_heal):
 def test_secrets_of_selfheal_never_reach_the_tests(make_repo, run_heal, monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_for_tests")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-for-tests")
-    repo = make_repo({"tests/test_env.py": '''
+    repo = make_repo(
+        {
+            "tests/test_env.py": """
         import os
 
         def test_no_secret_in_environ():
@@ -122,7 +142,9 @@ def test_secrets_of_selfheal_never_reach_the_tests(make_repo, run_heal, monkeypa
                 except OSError:
                     continue
                 assert b"not_for_tests" not in data and b"not-for-tests" not in data
-        '''})
+        """
+        }
+    )
     result = run_heal(repo)
     assert result.status == "nothing_to_heal", result.baseline.outcomes
 
@@ -142,11 +164,14 @@ def test_bad_requests_are_config_errors(tmp_path, make_repo, run_heal):
 
 
 def test_a_directory_that_is_not_a_git_repo_is_healed_from_a_snapshot(make_repo, run_heal):
-    repo = make_repo({
-        "calc.py": "def add(a, b):\n    return a - b\n",
-        "test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\n"
-                        "def test_zero():\n    assert add(0, 0) == 0\n",
-    }, commit=False)
+    repo = make_repo(
+        {
+            "calc.py": "def add(a, b):\n    return a - b\n",
+            "test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\n"
+            "def test_zero():\n    assert add(0, 0) == 0\n",
+        },
+        commit=False,
+    )
     result = run_heal(repo)
     assert result.status == "healed"
     assert "not a git repository" in result.notes[0]

@@ -53,12 +53,12 @@ def test_node_ids_rebuilt_without_the_plugin_property():
 
 
 def test_native_frames_in_order():
-    text = '''Traceback (most recent call last):
+    text = """Traceback (most recent call last):
   File "/ws/tests/test_a.py", line 10, in test_bad
     assert f(1) == 4
   File "/ws/pkg/mod.py", line 3, in f
     return 1 / 0
-ZeroDivisionError: division by zero'''
+ZeroDivisionError: division by zero"""
     assert parse_frames(text) == [
         Frame("/ws/tests/test_a.py", 10, "test_bad"),
         Frame("/ws/pkg/mod.py", 3, "f"),

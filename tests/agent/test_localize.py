@@ -7,7 +7,7 @@ from selfheal.agent.junit import TestOutcome
 from selfheal.agent.localize import FunctionIndex, localize, source_files
 from selfheal.agent.testrun import CoverageMap
 
-SOURCE = textwrap.dedent('''
+SOURCE = textwrap.dedent("""
     def area(w, h):
         if w < 0:
             return 0
@@ -17,7 +17,7 @@ SOURCE = textwrap.dedent('''
     class Box:
         def volume(self, d):
             return area(self.w, self.h) * d
-''').lstrip()
+""").lstrip()
 
 
 def test_function_index_names_innermost_functions():
@@ -28,13 +28,21 @@ def test_function_index_names_innermost_functions():
 
 
 def test_ochiai_ranks_the_line_only_failing_tests_run():
-    coverage = CoverageMap({
-        "t::fail": {"m.py": frozenset({1, 2, 4})},
-        "t::pass1": {"m.py": frozenset({1, 2, 3})},
-        "t::pass2": {"m.py": frozenset({1, 2, 3})},
-    })
-    found = localize(failing=["t::fail"], passing=["t::pass1", "t::pass2"], outcomes={},
-                     coverage=coverage, sources={"m.py": SOURCE}, root="/ws")
+    coverage = CoverageMap(
+        {
+            "t::fail": {"m.py": frozenset({1, 2, 4})},
+            "t::pass1": {"m.py": frozenset({1, 2, 3})},
+            "t::pass2": {"m.py": frozenset({1, 2, 3})},
+        }
+    )
+    found = localize(
+        failing=["t::fail"],
+        passing=["t::pass1", "t::pass2"],
+        outcomes={},
+        coverage=coverage,
+        sources={"m.py": SOURCE},
+        root="/ws",
+    )
     top = found.lines[0]
     assert (top.file, top.line, top.function) == ("m.py", 4, "area")
     assert top.ochiai == 1.0
@@ -45,22 +53,38 @@ def test_ochiai_ranks_the_line_only_failing_tests_run():
 
 
 def test_traceback_frames_in_project_source_add_weight():
-    details = ('Traceback (most recent call last):\n'
-               '  File "/ws/tests/test_m.py", line 5, in test_x\n'
-               '  File "/ws/m.py", line 9, in volume\n'
-               '  File "/ws/m.py", line 4, in area\n'
-               '  File "/usr/lib/python3/site.py", line 1, in other\n'
-               'TypeError: boom\n')
+    details = (
+        "Traceback (most recent call last):\n"
+        '  File "/ws/tests/test_m.py", line 5, in test_x\n'
+        '  File "/ws/m.py", line 9, in volume\n'
+        '  File "/ws/m.py", line 4, in area\n'
+        '  File "/usr/lib/python3/site.py", line 1, in other\n'
+        "TypeError: boom\n"
+    )
     outcomes = {"t::fail": TestOutcome("t::fail", "failed", "TypeError: boom", details)}
-    found = localize(failing=["t::fail"], passing=[], outcomes=outcomes, coverage=None,
-                     sources={"m.py": SOURCE}, root="/ws")
+    found = localize(
+        failing=["t::fail"],
+        passing=[],
+        outcomes=outcomes,
+        coverage=None,
+        sources={"m.py": SOURCE},
+        root="/ws",
+    )
     assert [(s.line, s.traceback) for s in found.lines] == [(4, 1.0), (9, 0.8)]
     assert not found.had_coverage
 
 
 def test_source_files_exclude_protected_and_follow_source_globs():
-    files = ["pkg/a.py", "pkg/tests/test_a.py", "tests/conftest.py", "setup.py", "docs/x.md",
-             "src/pkg/b.py", "tests/unit/deep/helpers.py", "src/pkg/check_test.py"]
+    files = [
+        "pkg/a.py",
+        "pkg/tests/test_a.py",
+        "tests/conftest.py",
+        "setup.py",
+        "docs/x.md",
+        "src/pkg/b.py",
+        "tests/unit/deep/helpers.py",
+        "src/pkg/check_test.py",
+    ]
     protected = ("**/tests/**", "conftest.py", "*_test.py")
     assert source_files(files, protected) == ["pkg/a.py", "setup.py", "src/pkg/b.py"]
     assert source_files(files, protected, ("src/**/*.py",)) == ["src/pkg/b.py"]

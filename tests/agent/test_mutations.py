@@ -41,7 +41,8 @@ SOURCE = textwrap.dedent('''
 ''').lstrip()
 
 
-def mutants(line: int, hints: Hints = Hints()) -> dict[str, list[str]]:
+def mutants(line: int, hints: Hints | None = None) -> dict[str, list[str]]:
+    hints = hints or Hints()
     src = SourceFile("m.py", SOURCE)
     parents = parent_map(src.tree)
     statement = statement_at(src, line, parents)
@@ -57,10 +58,19 @@ def mutants(line: int, hints: Hints = Hints()) -> dict[str, list[str]]:
 
 def test_loop_header_mutations():
     found = mutants(7)
-    assert "    for i in range(start, len(values) - size + 1):  # trailing comment < keep" in found["off-by-one"]
-    assert "    for i in range(start, len(values) + size):  # trailing comment < keep" in found["arithmetic-operator"]
-    assert "    for i in range(len(values) - size, start):  # trailing comment < keep" in found["argument-swap"]
-    assert "    for i in range(start, len(values) - 1 - size):  # trailing comment < keep" in found["off-by-one"]
+    assert (
+        "    for i in range(start, len(values) - size + 1):  # trailing comment < keep" in found["off-by-one"]
+    )
+    assert (
+        "    for i in range(start, len(values) + size):  # trailing comment < keep"
+        in found["arithmetic-operator"]
+    )
+    assert (
+        "    for i in range(len(values) - size, start):  # trailing comment < keep" in found["argument-swap"]
+    )
+    assert (
+        "    for i in range(start, len(values) - 1 - size):  # trailing comment < keep" in found["off-by-one"]
+    )
 
 
 def test_slice_and_condition_mutations():
@@ -76,9 +86,9 @@ def test_slice_and_condition_mutations():
 
 def test_builtin_swaps_keep_unicode_offsets_right():
     found = mutants(17)
-    assert "    name = \"é\" + str(total)" not in found.get("call-unwrap", [])
-    assert "    name = \"é\" + total" in found["call-unwrap"]
-    assert "    name = str(total) + \"é\"" in found["operand-swap"]
+    assert '    name = "é" + str(total)' not in found.get("call-unwrap", [])
+    assert '    name = "é" + total' in found["call-unwrap"]
+    assert '    name = str(total) + "é"' in found["operand-swap"]
     assert "    best = min(xs)" in mutants(15)["builtin-swap"]
     assert "    total = math.ceil(best - 1)" in mutants(16)["builtin-swap"]
 
@@ -94,20 +104,22 @@ def test_statement_level_mutations():
 
 
 def test_return_inside_a_loop_moves_out():
-    source = textwrap.dedent('''
+    source = textwrap.dedent("""
         def first_even(xs):
             found = None
             for x in xs:
                 found = x
                 return found
-    ''').lstrip()
+    """).lstrip()
     src = SourceFile("m.py", source)
     parents = parent_map(src.tree)
     statement = statement_at(src, 5, parents)
     facts = FunctionFacts(src, enclosing_function(statement, parents))
-    moved = [apply_edits({"m.py": source}, m.edits)["m.py"]
-             for m in statement_mutations(src, statement, parents, facts, ModuleFacts(src), Hints())
-             if m.family == "statement-move"]
+    moved = [
+        apply_edits({"m.py": source}, m.edits)["m.py"]
+        for m in statement_mutations(src, statement, parents, facts, ModuleFacts(src), Hints())
+        if m.family == "statement-move"
+    ]
     assert "        found = x\n    return found\n" in moved[0]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from selfheal.sandbox import LocalSandbox
 
 REPO = {
     "shop/__init__.py": "",
-    "shop/prices.py": '''
+    "shop/prices.py": """
         import functools
 
         TAX = 10
@@ -51,12 +50,12 @@ REPO = {
             from shop import lazy
 
             return lazy.double(cart.total())
-        ''',
-    "shop/lazy.py": '''
+        """,
+    "shop/lazy.py": """
         def double(x):
             return x * 3
-        ''',
-    "tests/test_prices.py": '''
+        """,
+    "tests/test_prices.py": """
         from shop.prices import TAX, Cart, lazy_total, rounded, with_tax
 
 
@@ -87,11 +86,20 @@ REPO = {
         def test_noisy():
             print("x" * 100000)
             assert True
-        ''',
+        """,
 }
-TESTS = [f"tests/test_prices.py::{name}" for name in
-         ("test_tax", "test_rounded", "test_total", "test_count", "test_lazy", "test_tax_constant",
-          "test_noisy")]
+TESTS = [
+    f"tests/test_prices.py::{name}"
+    for name in (
+        "test_tax",
+        "test_rounded",
+        "test_total",
+        "test_count",
+        "test_lazy",
+        "test_tax_constant",
+        "test_noisy",
+    )
+]
 
 
 @contextmanager
@@ -99,8 +107,13 @@ def screeners(make_repo) -> Iterator[tuple[ForkScreener, SubprocessScreener, dic
     repo = make_repo(REPO)
     workspace = Workspace.create(Origin.inspect(repo))
     session = LocalSandbox().start(workspace.root)
-    runner = TestRunner(session, TestCommand.parse("python -m pytest", sys.executable, workspace.root),
-                        sys.executable, timeout=60, test_timeout=3)
+    runner = TestRunner(
+        session,
+        TestCommand.parse("python -m pytest", sys.executable, workspace.root),
+        sys.executable,
+        timeout=60,
+        test_timeout=3,
+    )
     base = {p: workspace.base_text(p) for p in ("shop/prices.py", "shop/lazy.py")}
     worker, why = ForkScreener.start(session, runner, TESTS, base, startup_timeout=60)
     assert worker is not None, why
@@ -127,20 +140,23 @@ def test_the_unpatched_code_screens_like_the_real_run(make_repo):
     assert "assert 4 == 5" in fork.messages["tests/test_prices.py::test_total"]
 
 
-@pytest.mark.parametrize(("path", "old", "new", "test", "expected"), [
-    # a method of a class whose instances the tests create
-    ("shop/prices.py", "sum(self.items) - 1", "sum(self.items)", "test_total", "passed"),
-    # a function the test module imported by name
-    ("shop/prices.py", "amount * TAX // 100", "amount * TAX // 50", "test_tax", "failed"),
-    # a module constant, also imported by name into the test module
-    ("shop/prices.py", "TAX = 10", "TAX = 11", "test_tax_constant", "failed"),
-    # an lru_cache-wrapped function
-    ("shop/prices.py", "amount // 10 * 10", "amount // 10 * 10 + 1", "test_rounded", "failed"),
-    # a property
-    ("shop/prices.py", "return len(self.items)", "return len(self.items) + 1", "test_count", "failed"),
-    # a module nobody imported yet when the worker started
-    ("shop/lazy.py", "x * 3", "x * 2", "test_lazy", "failed"),
-])
+@pytest.mark.parametrize(
+    ("path", "old", "new", "test", "expected"),
+    [
+        # a method of a class whose instances the tests create
+        ("shop/prices.py", "sum(self.items) - 1", "sum(self.items)", "test_total", "passed"),
+        # a function the test module imported by name
+        ("shop/prices.py", "amount * TAX // 100", "amount * TAX // 50", "test_tax", "failed"),
+        # a module constant, also imported by name into the test module
+        ("shop/prices.py", "TAX = 10", "TAX = 11", "test_tax_constant", "failed"),
+        # an lru_cache-wrapped function
+        ("shop/prices.py", "amount // 10 * 10", "amount // 10 * 10 + 1", "test_rounded", "failed"),
+        # a property
+        ("shop/prices.py", "return len(self.items)", "return len(self.items) + 1", "test_count", "failed"),
+        # a module nobody imported yet when the worker started
+        ("shop/lazy.py", "x * 3", "x * 2", "test_lazy", "failed"),
+    ],
+)
 def test_candidates_change_behaviour_where_the_tests_look(make_repo, path, old, new, test, expected):
     with screeners(make_repo) as (worker, _, base):
         result = worker.screen(edit(base, path, old, new), TESTS, timeout=30)
@@ -150,8 +166,10 @@ def test_candidates_change_behaviour_where_the_tests_look(make_repo, path, old, 
 
 def test_two_file_candidate_fixes_the_lazy_test(make_repo):
     with screeners(make_repo) as (worker, _, base):
-        changes = {**edit(base, "shop/prices.py", "sum(self.items) - 1", "sum(self.items)"),
-                   **edit(base, "shop/lazy.py", "x * 3", "x * 2")}
+        changes = {
+            **edit(base, "shop/prices.py", "sum(self.items) - 1", "sum(self.items)"),
+            **edit(base, "shop/lazy.py", "x * 3", "x * 2"),
+        }
         result = worker.screen(changes, TESTS, timeout=30)
     assert all(o == "passed" for o in result.outcomes.values()), result.outcomes
 
@@ -165,7 +183,9 @@ def test_each_candidate_starts_from_the_clean_base(make_repo):
 
 def test_a_hanging_candidate_times_out_and_the_worker_lives_on(make_repo):
     with screeners(make_repo) as (worker, _, base):
-        hang = edit(base, "shop/prices.py", "return amount + amount", "while True: pass\n    return amount + amount")
+        hang = edit(
+            base, "shop/prices.py", "return amount + amount", "while True: pass\n    return amount + amount"
+        )
         hung = worker.screen(hang, ["tests/test_prices.py::test_tax"], timeout=2)
         after = worker.screen({}, ["tests/test_prices.py::test_tax"], timeout=30)
     assert hung.outcomes["tests/test_prices.py::test_tax"] == "timeout"

@@ -14,7 +14,15 @@ def test_python_m_pytest_uses_the_chosen_interpreter_and_keeps_options(tmp_path)
     assert command.argv == (PY, "-m", "pytest", "-q", "-p", "no:randomly", "tests", "-k", "not slow")
     assert command.pytest_options == ("-q", "-p", "no:randomly", "-k", "not slow")
     assert command.targeted(["tests/test_a.py::test_x"], PY) == [
-        PY, "-m", "pytest", "-q", "-p", "no:randomly", "-k", "not slow", "tests/test_a.py::test_x",
+        PY,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:randomly",
+        "-k",
+        "not slow",
+        "tests/test_a.py::test_x",
     ]
 
 

@@ -35,7 +35,7 @@ CALC = {
         def double(value):
             return value * 2
         ''',
-    "tests/test_ops.py": '''
+    "tests/test_ops.py": """
         from calc.ops import clamp, double
 
 
@@ -53,7 +53,7 @@ CALC = {
 
         def test_double():
             assert double(4) == 8
-        ''',
+        """,
 }
 
 
@@ -90,8 +90,11 @@ def test_right_fix_is_healed(calc_repo):
     with heal_run(calc_repo) as run:
         baseline, _ = run.run_baseline()
         assert baseline.failing == ["tests/test_ops.py::test_clamp_above"]
-        verdict = run.validate(replace_in(run, "calc/ops.py", "return low\n    return value",
-                                          "return high\n    return value"), {}, baseline)
+        verdict = run.validate(
+            replace_in(run, "calc/ops.py", "return low\n    return value", "return high\n    return value"),
+            {},
+            baseline,
+        )
     assert verdict.status == "healed"
     assert [r.holds for r in verdict.rules] == [True] * 5
     assert verdict.healed == ("tests/test_ops.py::test_clamp_above",)
@@ -100,8 +103,9 @@ def test_right_fix_is_healed(calc_repo):
 def test_refuses_a_candidate_that_edits_a_test_file(calc_repo):
     with heal_run(calc_repo) as run:
         baseline, _ = run.run_baseline()
-        cheat = replace_in(run, "tests/test_ops.py", "assert clamp(42, 0, 10) == 10",
-                           "assert clamp(42, 0, 10) == 0")
+        cheat = replace_in(
+            run, "tests/test_ops.py", "assert clamp(42, 0, 10) == 10", "assert clamp(42, 0, 10) == 0"
+        )
         verdict = run.validate(cheat, {}, baseline)
     assert verdict.status == "not_healed"
     rule3 = verdict.rules[2]
@@ -115,8 +119,12 @@ def test_refuses_a_candidate_that_breaks_another_test(calc_repo):
     with heal_run(calc_repo) as run:
         baseline, _ = run.run_baseline()
         # returns high for everything outside [low, high]: fixes "above", breaks "below"
-        breaking = replace_in(run, "calc/ops.py", "        return low\n    if value > high:",
-                              "        return high\n    if value > high:")
+        breaking = replace_in(
+            run,
+            "calc/ops.py",
+            "        return low\n    if value > high:",
+            "        return high\n    if value > high:",
+        )
         breaking = Candidate(
             edits=breaking.edits + replace_in(run, "calc/ops.py", "return low\n    return value",
                                               "return high\n    return value").edits,
@@ -134,8 +142,12 @@ def test_refuses_a_candidate_that_breaks_another_test(calc_repo):
 def test_refuses_a_candidate_that_only_skips_the_failing_test(calc_repo):
     with heal_run(calc_repo) as run:
         baseline, _ = run.run_baseline()
-        skip = replace_in(run, "tests/test_ops.py", "def test_clamp_above():",
-                          "import pytest\n\n\n@pytest.mark.skip(reason='later')\ndef test_clamp_above():")
+        skip = replace_in(
+            run,
+            "tests/test_ops.py",
+            "def test_clamp_above():",
+            "import pytest\n\n\n@pytest.mark.skip(reason='later')\ndef test_clamp_above():",
+        )
         verdict = run.validate(skip, {}, baseline)
     assert verdict.status == "not_healed"
     assert not verdict.rules[0].holds  # skipped is not passed
@@ -146,8 +158,12 @@ def test_refuses_a_candidate_that_only_skips_the_failing_test(calc_repo):
 def test_refuses_a_skip_smuggled_into_source(calc_repo):
     with heal_run(calc_repo) as run:
         baseline, _ = run.run_baseline()
-        skip = replace_in(run, "calc/ops.py", "    if value > high:\n        return low",
-                          "    if value > high:\n        import pytest; pytest.skip('x')")
+        skip = replace_in(
+            run,
+            "calc/ops.py",
+            "    if value > high:\n        return low",
+            "    if value > high:\n        import pytest; pytest.skip('x')",
+        )
         verdict = run.validate(skip, {}, baseline)
     assert verdict.status == "not_healed"
     assert not verdict.rules[0].holds
@@ -163,9 +179,16 @@ BASE = _report({"t::a": "failed", "t::b": "passed", "t::flaky": "failed"})
 
 
 def test_rule5_patch_must_apply():
-    verdict = judge(baseline=BASE, flaky={"t::flaky"}, after=_report({"t::a": "passed", "t::b": "passed",
-                    "t::flaky": "failed"}), changes={"m.py": "x = 1\n"}, base_texts={"m.py": "x = 0\n"},
-                    patch="", protected=(), applies=(False, "patch does not apply"))
+    verdict = judge(
+        baseline=BASE,
+        flaky={"t::flaky"},
+        after=_report({"t::a": "passed", "t::b": "passed", "t::flaky": "failed"}),
+        changes={"m.py": "x = 1\n"},
+        base_texts={"m.py": "x = 0\n"},
+        patch="",
+        protected=(),
+        applies=(False, "patch does not apply"),
+    )
     assert verdict.status == "not_healed"
     assert verdict.rules[4].detail == "patch does not apply"
     assert verdict.rules[0].holds  # the flaky failure is not required to pass
@@ -176,8 +199,16 @@ def test_rule4_new_tests_need_fail_to_pass_proof_or_a_guard_label():
     proof = NewTestEvidence("tests/test_new.py", "test_edge", fails_on_base=True, passes_on_patch=True)
     guard = NewTestEvidence("tests/test_new.py", "test_same", fails_on_base=False, passes_on_patch=True)
     broken = NewTestEvidence("tests/test_new.py", "test_bad", fails_on_base=True, passes_on_patch=False)
-    common = dict(baseline=BASE, flaky={"t::flaky"}, after=after, changes={}, base_texts={},
-                  patch="", protected=(), applies=(True, "ok"))
+    common = dict(
+        baseline=BASE,
+        flaky={"t::flaky"},
+        after=after,
+        changes={},
+        base_texts={},
+        patch="",
+        protected=(),
+        applies=(True, "ok"),
+    )
     healed = judge(new_tests=(proof, guard), **common)
     assert healed.status == "healed"
     assert [t.kind for t in healed.new_tests] == ["fail_to_pass", "guard"]
@@ -190,16 +221,32 @@ def test_rule4_new_tests_need_fail_to_pass_proof_or_a_guard_label():
 def test_partial_when_some_failures_heal_and_nothing_breaks():
     baseline = _report({"t::a": "failed", "t::c": "failed", "t::b": "passed"})
     after = _report({"t::a": "passed", "t::c": "failed", "t::b": "passed"})
-    verdict = judge(baseline=baseline, flaky=set(), after=after, changes={}, base_texts={},
-                    patch="", protected=(), applies=(True, "ok"))
+    verdict = judge(
+        baseline=baseline,
+        flaky=set(),
+        after=after,
+        changes={},
+        base_texts={},
+        patch="",
+        protected=(),
+        applies=(True, "ok"),
+    )
     assert verdict.status == "partial"
     assert verdict.still_failing == ("t::c",)
 
 
 def test_a_deleted_test_is_a_violation():
     after = _report({"t::a": "passed", "t::flaky": "failed"})
-    verdict = judge(baseline=BASE, flaky={"t::flaky"}, after=after, changes={}, base_texts={},
-                    patch="", protected=(), applies=(True, "ok"))
+    verdict = judge(
+        baseline=BASE,
+        flaky={"t::flaky"},
+        after=after,
+        changes={},
+        base_texts={},
+        patch="",
+        protected=(),
+        applies=(True, "ok"),
+    )
     assert verdict.status == "not_healed"
     assert verdict.regressions == ("t::b",)
     assert "test no longer runs: t::b" in verdict.rules[2].detail

@@ -134,9 +134,7 @@ def test_timeout_kills_loop_and_all_its_children(session: LocalSession, marker: 
     code = SPAWN_CHILDREN.format(marker=marker) + "while True:\n    pass\n"
     box: dict[str, ExecResult] = {}
     started = time.monotonic()
-    runner = threading.Thread(
-        target=lambda: box.setdefault("result", run_py(session, code, timeout=3))
-    )
+    runner = threading.Thread(target=lambda: box.setdefault("result", run_py(session, code, timeout=3)))
     runner.start()
     # Prove on the host that both children really existed while the command ran.
     seen_child = wait_for(lambda: bool(marker_pids(marker + "-child")), timeout=3)
@@ -156,9 +154,7 @@ def test_timeout_kills_loop_and_all_its_children(session: LocalSession, marker: 
     assert marker_pids(marker) == []
 
 
-def test_background_leftovers_are_killed_when_the_command_exits(
-    session: LocalSession, marker: str
-) -> None:
+def test_background_leftovers_are_killed_when_the_command_exits(session: LocalSession, marker: str) -> None:
     code = SPAWN_CHILDREN.format(marker=marker) + "print('parent done', flush=True)\n"
     result = run_py(session, code, timeout=5)
     assert result.returncode == 0
@@ -188,9 +184,7 @@ def test_fork_bomb_is_contained(workspace: Path, namespaces: bool, marker: str) 
                 pass
         """
         box: dict[str, ExecResult] = {}
-        runner = threading.Thread(
-            target=lambda: box.setdefault("result", run_py(session, code, timeout=3))
-        )
+        runner = threading.Thread(target=lambda: box.setdefault("result", run_py(session, code, timeout=3)))
         started = time.monotonic()
         runner.start()
         peak = 0
@@ -318,9 +312,7 @@ def test_secrets_never_reach_the_command(
         raw = handle.read().decode()
     print(json.dumps({"environ": dict(os.environ), "proc": raw}))
     """
-    sandbox = LocalSandbox(
-        namespaces=namespaces, extra_env={"ANTHROPIC_API_KEY": "sk-ant-via-extra-env"}
-    )
+    sandbox = LocalSandbox(namespaces=namespaces, extra_env={"ANTHROPIC_API_KEY": "sk-ant-via-extra-env"})
     with sandbox.start(workspace) as session:
         result = run_py(
             session,
@@ -389,9 +381,7 @@ print(json.dumps(results))
 """
 
 
-def test_no_network_under_bwrap(
-    bwrap_session: LocalSession, tcp_server: tuple[int, list[int]]
-) -> None:
+def test_no_network_under_bwrap(bwrap_session: LocalSession, tcp_server: tuple[int, list[int]]) -> None:
     port, accepted = tcp_server
     socket.create_connection(("127.0.0.1", port), timeout=2).close()  # the server works
     assert wait_for(lambda: accepted[0] == 1, timeout=2)
@@ -420,9 +410,7 @@ def test_without_namespaces_network_is_reported_and_real(
     assert wait_for(lambda: accepted[0] == 1, timeout=2)
 
 
-def test_file_system_is_read_only_outside_the_workspace(
-    bwrap_session: LocalSession, tmp_path: Path
-) -> None:
+def test_file_system_is_read_only_outside_the_workspace(bwrap_session: LocalSession, tmp_path: Path) -> None:
     # /tmp is a private tmpfs inside bwrap, so use a directory outside /tmp as well.
     var_tmp = Path(tempfile.mkdtemp(prefix="selfheal-ro-", dir="/var/tmp"))
     tmp_outside = tmp_path / "outside"

@@ -54,6 +54,7 @@ class Screening:
     broken: frozenset[str]
     messages: dict[str, str] = field(default_factory=dict, compare=False)
     error: str | None = None
+    tests: tuple[str, ...] = ()  # what was screened: the targets and the covering passing tests
 
     @property
     def plausible(self) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -49,8 +50,16 @@ PRIORS = {
 }
 
 COMPARE_SYMBOLS = {
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
 }
 # (from, to) -> relative likelihood within the family
 COMPARE_SWAPS = {
@@ -66,9 +75,19 @@ COMPARE_SWAPS = {
     "not in": {"in": 0.9},
 }
 BINOP_SYMBOLS = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-    ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
-    ast.BitXor: "^", ast.MatMult: "@",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.MatMult: "@",
 }
 BINOP_SWAPS = {
     "+": {"-": 1.0, "*": 0.3},
@@ -86,33 +105,95 @@ BINOP_SWAPS = {
 }
 NON_COMMUTATIVE = {"-", "/", "//", "%", "**", "<<", ">>", "@"}
 FUNCTION_SWAPS = {
-    "any": ("all",), "all": ("any",), "min": ("max",), "max": ("min",),
-    "round": ("int",), "int": ("round",), "floor": ("ceil",), "ceil": ("floor",),
-    "sorted": ("reversed",), "reversed": ("sorted",),
+    "any": ("all",),
+    "all": ("any",),
+    "min": ("max",),
+    "max": ("min",),
+    "round": ("int",),
+    "int": ("round",),
+    "floor": ("ceil",),
+    "ceil": ("floor",),
+    "sorted": ("reversed",),
+    "reversed": ("sorted",),
 }
 METHOD_SWAPS = {
-    "strip": ("rstrip", "lstrip"), "lstrip": ("strip", "rstrip"), "rstrip": ("strip", "lstrip"),
-    "startswith": ("endswith",), "endswith": ("startswith",), "find": ("rfind",),
-    "rfind": ("find",), "index": ("rindex",), "rindex": ("index",), "split": ("rsplit",),
-    "rsplit": ("split",), "lower": ("upper", "casefold"), "upper": ("lower",),
-    "append": ("extend",), "extend": ("append",), "keys": ("values", "items"),
-    "values": ("keys", "items"), "items": ("keys", "values"), "remove": ("discard",),
-    "isdigit": ("isnumeric", "isdecimal", "isalnum"), "isalpha": ("isalnum",),
-    "isalnum": ("isalpha",), "partition": ("rpartition",), "rpartition": ("partition",),
-    "removeprefix": ("removesuffix",), "removesuffix": ("removeprefix",),
-    "floor": ("ceil",), "ceil": ("floor",),
+    "strip": ("rstrip", "lstrip"),
+    "lstrip": ("strip", "rstrip"),
+    "rstrip": ("strip", "lstrip"),
+    "startswith": ("endswith",),
+    "endswith": ("startswith",),
+    "find": ("rfind",),
+    "rfind": ("find",),
+    "index": ("rindex",),
+    "rindex": ("index",),
+    "split": ("rsplit",),
+    "rsplit": ("split",),
+    "lower": ("upper", "casefold"),
+    "upper": ("lower",),
+    "append": ("extend",),
+    "extend": ("append",),
+    "keys": ("values", "items"),
+    "values": ("keys", "items"),
+    "items": ("keys", "values"),
+    "remove": ("discard",),
+    "isdigit": ("isnumeric", "isdecimal", "isalnum"),
+    "isalpha": ("isalnum",),
+    "isalnum": ("isalpha",),
+    "partition": ("rpartition",),
+    "rpartition": ("partition",),
+    "removeprefix": ("removesuffix",),
+    "removesuffix": ("removeprefix",),
+    "floor": ("ceil",),
+    "ceil": ("floor",),
 }
-UNWRAP_CALLS = {"abs", "int", "float", "str", "round", "list", "tuple", "set", "sorted",
-                "reversed", "bool", "len"}
+UNWRAP_CALLS = {
+    "abs",
+    "int",
+    "float",
+    "str",
+    "round",
+    "list",
+    "tuple",
+    "set",
+    "sorted",
+    "reversed",
+    "bool",
+    "len",
+}
 UNWRAP_METHODS = {"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "copy"}
 ANNOTATION_DEFAULTS = {
-    "int": "0", "float": "0.0", "str": '""', "bool": "False", "list": "[]", "dict": "{}",
-    "set": "set()", "tuple": "()", "List": "[]", "Dict": "{}", "Set": "set()", "Tuple": "()",
-    "Sequence": "[]", "Iterable": "[]", "Mapping": "{}",
+    "int": "0",
+    "float": "0.0",
+    "str": '""',
+    "bool": "False",
+    "list": "[]",
+    "dict": "{}",
+    "set": "set()",
+    "tuple": "()",
+    "List": "[]",
+    "Dict": "{}",
+    "Set": "set()",
+    "Tuple": "()",
+    "Sequence": "[]",
+    "Iterable": "[]",
+    "Mapping": "{}",
 }
-ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Call, ast.List, ast.Tuple,
-         ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
-         ast.JoinedStr)
+ATOMS = (
+    ast.Name,
+    ast.Constant,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Call,
+    ast.List,
+    ast.Tuple,
+    ast.Dict,
+    ast.Set,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.JoinedStr,
+)
 BUILTIN_NAMES = set(dir(builtins))
 SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
 
@@ -166,10 +247,13 @@ class FunctionFacts:
                     self.params.append(arg.arg)
         self.literal_inits: dict[str, str] = {}  # `out = []`: what a guard may return for `out`
         for node in _walk_function(body_root):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                    and isinstance(node.targets[0], ast.Name) \
-                    and isinstance(node.value, (ast.List, ast.Dict, ast.Tuple, ast.Set, ast.Constant)) \
-                    and len(src.segment(node.value)) <= 12:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, (ast.List, ast.Dict, ast.Tuple, ast.Set, ast.Constant))
+                and len(src.segment(node.value)) <= 12
+            ):
                 self.literal_inits.setdefault(node.targets[0].id, src.segment(node.value))
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 if node.id not in self.locals and node.id not in self.params:
@@ -180,14 +264,17 @@ class FunctionFacts:
                 self.conditions.append(node.test)
             elif isinstance(node, (ast.Yield, ast.YieldFrom)):
                 self.is_generator = True
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                if len(node.value) <= 20 and node.value not in self.strings:
-                    self.strings.append(node.value)
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and len(node.value) <= 20
+                and node.value not in self.strings
+            ):
+                self.strings.append(node.value)
             if isinstance(node, ast.stmt) and node is not function:
                 self.statements.append(node)
         self.return_annotation = (
-            function.returns if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
-            else None
+            function.returns if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         )
 
     @property
@@ -200,8 +287,10 @@ class FunctionFacts:
         for ret in self.returns:
             if ret.value is None:
                 text = "None"
-            elif isinstance(ret.value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set)) \
-                    and len(src.segment(ret.value)) <= 12:
+            elif (
+                isinstance(ret.value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))
+                and len(src.segment(ret.value)) <= 12
+            ):
                 text = src.segment(ret.value)
             elif isinstance(ret.value, ast.Name) and ret.value.id in self.params:
                 text = ret.value.id
@@ -221,8 +310,9 @@ class FunctionFacts:
             base = annotation.value.split("[")[0].strip()
         if base in ANNOTATION_DEFAULTS and ANNOTATION_DEFAULTS[base] not in values:
             values.append(ANNOTATION_DEFAULTS[base])
-        if "None" not in values and (annotation is None or "None" in ast.dump(annotation)
-                                     or "Optional" in ast.dump(annotation)):
+        if "None" not in values and (
+            annotation is None or "None" in ast.dump(annotation) or "Optional" in ast.dump(annotation)
+        ):
             values.append("None")
         return values[:4]
 
@@ -304,7 +394,7 @@ def _operator_edit(src: SourceFile, left: ast.AST, right: ast.AST, pattern: str)
     if not match:
         return None
     prefix = cleaned[: match.start()].encode("utf-8")
-    token = cleaned[match.start(): match.end()].encode("utf-8")
+    token = cleaned[match.start() : match.end()].encode("utf-8")
     start = gap_start + len(prefix)
     return start, start + len(token)
 
@@ -329,8 +419,12 @@ def _expression_mutations(src, node, parents, facts, module) -> Iterator[Mutatio
             if span is None:
                 continue
             for new, weight in COMPARE_SWAPS.get(symbol, {}).items():
-                yield Mutation("comparison-operator", weight, (Edit(path, *span, new),),
-                               f"`{symbol}` -> `{new}` in `{_short(src.segment(node))}`")
+                yield Mutation(
+                    "comparison-operator",
+                    weight,
+                    (Edit(path, *span, new),),
+                    f"`{symbol}` -> `{new}` in `{_short(src.segment(node))}`",
+                )
         yield from _off_by_one_sites(src, [c for c in operands], node, "comparison operand")
 
     elif isinstance(node, ast.BinOp):
@@ -340,71 +434,115 @@ def _expression_mutations(src, node, parents, facts, module) -> Iterator[Mutatio
             for new, weight in BINOP_SWAPS.get(symbol, {}).items():
                 if _identity(node, new):
                     continue  # `n * 1` is `n`, which removing the constant offers more plainly
-                yield Mutation("arithmetic-operator", weight, (Edit(path, *span, new),),
-                               f"`{symbol}` -> `{new}` in `{_short(src.segment(node))}`")
+                yield Mutation(
+                    "arithmetic-operator",
+                    weight,
+                    (Edit(path, *span, new),),
+                    f"`{symbol}` -> `{new}` in `{_short(src.segment(node))}`",
+                )
         if symbol in NON_COMMUTATIVE or (symbol == "+" and not _numeric(node)):
             swapped = f"{_paren(src, node.right)} {symbol} {_paren(src, node.left)}"
-            yield Mutation("operand-swap", 1.0 if symbol in NON_COMMUTATIVE else 0.4,
-                           (Edit(path, *src.span(node), swapped),),
-                           f"swap operands: `{_short(src.segment(node))}` -> `{_short(swapped)}`")
+            yield Mutation(
+                "operand-swap",
+                1.0 if symbol in NON_COMMUTATIVE else 0.4,
+                (Edit(path, *src.span(node), swapped),),
+                f"swap operands: `{_short(src.segment(node))}` -> `{_short(swapped)}`",
+            )
 
     elif isinstance(node, ast.AugAssign):
         symbol = BINOP_SYMBOLS[type(node.op)]
         span = _operator_edit(src, node.target, node.value, re.escape(symbol + "="))
         if span is not None:
             for new, weight in BINOP_SWAPS.get(symbol, {}).items():
-                yield Mutation("augmented-assignment", weight, (Edit(path, *span, new + "="),),
-                               f"`{symbol}=` -> `{new}=` in `{_short(src.segment(node))}`")
-            yield Mutation("augmented-assignment", 0.4, (Edit(path, *span, "="),),
-                           f"`{symbol}=` -> `=` in `{_short(src.segment(node))}`")
+                yield Mutation(
+                    "augmented-assignment",
+                    weight,
+                    (Edit(path, *span, new + "="),),
+                    f"`{symbol}=` -> `{new}=` in `{_short(src.segment(node))}`",
+                )
+            yield Mutation(
+                "augmented-assignment",
+                0.4,
+                (Edit(path, *span, "="),),
+                f"`{symbol}=` -> `=` in `{_short(src.segment(node))}`",
+            )
 
     elif isinstance(node, ast.BoolOp):
         symbol = "and" if isinstance(node.op, ast.And) else "or"
         new = "or" if symbol == "and" else "and"
-        spans = [_operator_edit(src, a, b, _symbol_pattern(symbol))
-                 for a, b in zip(node.values, node.values[1:], strict=False)]
+        spans = [
+            _operator_edit(src, a, b, _symbol_pattern(symbol))
+            for a, b in zip(node.values, node.values[1:], strict=False)
+        ]
         if all(spans):
-            yield Mutation("boolean-operator", 1.0, tuple(Edit(path, *s, new) for s in spans),
-                           f"`{symbol}` -> `{new}` in `{_short(src.segment(node))}`")
+            yield Mutation(
+                "boolean-operator",
+                1.0,
+                tuple(Edit(path, *s, new) for s in spans),
+                f"`{symbol}` -> `{new}` in `{_short(src.segment(node))}`",
+            )
         for index, value in enumerate(node.values):
             rest = [v for i, v in enumerate(node.values) if i != index]
-            text = f" {symbol} ".join(_paren(src, v) if isinstance(v, ast.BoolOp) else src.segment(v)
-                                      for v in rest)
-            yield Mutation("condition", 0.8, (Edit(path, *src.span(node), text),),
-                           f"drop clause `{_short(src.segment(value))}` from "
-                           f"`{_short(src.segment(node))}`")
+            text = f" {symbol} ".join(
+                _paren(src, v) if isinstance(v, ast.BoolOp) else src.segment(v) for v in rest
+            )
+            yield Mutation(
+                "condition",
+                0.8,
+                (Edit(path, *src.span(node), text),),
+                f"drop clause `{_short(src.segment(value))}` from `{_short(src.segment(node))}`",
+            )
 
     elif isinstance(node, ast.UnaryOp):
         if isinstance(node.op, ast.Not):
             operand_end = src.span(node)[1]
-            after_not = src.data[src.span(node)[0] + 3: operand_end].decode("utf-8").strip()
-            yield Mutation("negation", 1.0, (Edit(path, *src.span(node), after_not),),
-                           f"remove `not` from `{_short(src.segment(node))}`")
+            after_not = src.data[src.span(node)[0] + 3 : operand_end].decode("utf-8").strip()
+            yield Mutation(
+                "negation",
+                1.0,
+                (Edit(path, *src.span(node), after_not),),
+                f"remove `not` from `{_short(src.segment(node))}`",
+            )
         elif isinstance(node.op, ast.USub) and _int_constant(node.operand):
             value = -node.operand.value
             for new in (value + 1, value - 1):
-                yield Mutation("off-by-one", 0.9, (Edit(path, *src.span(node), str(new)),),
-                               f"constant {value} -> {new}")
+                yield Mutation(
+                    "off-by-one", 0.9, (Edit(path, *src.span(node), str(new)),), f"constant {value} -> {new}"
+                )
 
     elif isinstance(node, ast.Constant):
         parent = parents.get(node)
         if _int_constant(node) and not (isinstance(parent, ast.UnaryOp)):
             for new in (node.value + 1, node.value - 1):
-                if new == 0 and isinstance(parent, ast.BinOp) and parent.right is node \
-                        and isinstance(parent.op, (ast.Add, ast.Sub)):
+                if (
+                    new == 0
+                    and isinstance(parent, ast.BinOp)
+                    and parent.right is node
+                    and isinstance(parent.op, (ast.Add, ast.Sub))
+                ):
                     continue  # `x - 0`: the off-by-one site already offers plain `x`
-                yield Mutation("off-by-one", 1.0, (Edit(path, *src.span(node), str(new)),),
-                               f"constant {node.value} -> {new}")
+                yield Mutation(
+                    "off-by-one",
+                    1.0,
+                    (Edit(path, *src.span(node), str(new)),),
+                    f"constant {node.value} -> {new}",
+                )
         elif isinstance(node.value, bool):
             new = str(not node.value)
-            yield Mutation("literal", 1.0, (Edit(path, *src.span(node), new),),
-                           f"`{node.value}` -> `{new}`")
-        elif isinstance(node.value, str) and not isinstance(parent, ast.JoinedStr) \
-                and not _is_docstring(node, parents):
+            yield Mutation("literal", 1.0, (Edit(path, *src.span(node), new),), f"`{node.value}` -> `{new}`")
+        elif (
+            isinstance(node.value, str)
+            and not isinstance(parent, ast.JoinedStr)
+            and not _is_docstring(node, parents)
+        ):
             for other in facts.strings[:8]:
                 if other != node.value:
-                    yield Mutation("literal", 0.4, (Edit(path, *src.span(node), repr(other)),),
-                                   f"string {node.value!r} -> {other!r}")
+                    yield Mutation(
+                        "literal",
+                        0.4,
+                        (Edit(path, *src.span(node), repr(other)),),
+                        f"string {node.value!r} -> {other!r}",
+                    )
 
     elif isinstance(node, ast.Subscript):
         if isinstance(node.slice, ast.Slice):
@@ -425,23 +563,33 @@ def _expression_mutations(src, node, parents, facts, module) -> Iterator[Mutatio
             alternatives = []
         for index, other in enumerate(alternatives[:10]):
             weight = 1.0 if index < 3 else 0.6
-            yield Mutation("name", weight, (Edit(path, *src.span(node), other),),
-                           f"`{node.id}` -> `{other}`")
+            yield Mutation("name", weight, (Edit(path, *src.span(node), other),), f"`{node.id}` -> `{other}`")
 
-    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-            and isinstance(node.ctx, ast.Load):
+    elif (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and isinstance(node.ctx, ast.Load)
+    ):
         parent = parents.get(node)
         if not (isinstance(parent, ast.Call) and parent.func is node):
             others = sorted(module.attributes.get(node.value.id, set()) - {node.attr})
             start = src.span(node)[1] - len(node.attr.encode())
             for other in others[:8]:
-                yield Mutation("attribute", 1.0, (Edit(path, start, src.span(node)[1], other),),
-                               f"`{node.value.id}.{node.attr}` -> `{node.value.id}.{other}`")
+                yield Mutation(
+                    "attribute",
+                    1.0,
+                    (Edit(path, start, src.span(node)[1], other),),
+                    f"`{node.value.id}.{node.attr}` -> `{node.value.id}.{other}`",
+                )
 
     elif isinstance(node, ast.IfExp):
         swapped = f"{src.segment(node.orelse)} if {src.segment(node.test)} else {src.segment(node.body)}"
-        yield Mutation("operand-swap", 0.8, (Edit(path, *src.span(node), swapped),),
-                       f"swap branches of `{_short(src.segment(node))}`")
+        yield Mutation(
+            "operand-swap",
+            0.8,
+            (Edit(path, *src.span(node), swapped),),
+            f"swap branches of `{_short(src.segment(node))}`",
+        )
 
 
 def _identity(node: ast.BinOp, symbol: str) -> bool:
@@ -456,8 +604,10 @@ def _identity(node: ast.BinOp, symbol: str) -> bool:
 
 
 def _numeric(node: ast.BinOp) -> bool:
-    return any(isinstance(side, ast.Constant) and isinstance(side.value, (int, float))
-               for side in (node.left, node.right))
+    return any(
+        isinstance(side, ast.Constant) and isinstance(side.value, (int, float))
+        for side in (node.left, node.right)
+    )
 
 
 def _int_constant(node: ast.AST) -> bool:
@@ -474,22 +624,31 @@ def _off_by_one_sites(src, nodes, context_node, where) -> Iterator[Mutation]:
     for node in nodes:
         if _int_constant(node) or isinstance(node, (ast.Slice, ast.Tuple)):
             continue
-        if isinstance(node, ast.Constant) or (
-            isinstance(node, ast.UnaryOp) and _int_constant(node.operand)
-        ):
+        if isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and _int_constant(node.operand)):
             continue
         span = src.span(node)
         text = src.segment(node)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) \
-                and isinstance(node.right, ast.Constant) and node.right.value == 1:
-            yield Mutation("off-by-one", 0.9, (Edit(src.path, *span, src.segment(node.left)),),
-                           f"{where} `{_short(text)}` -> `{_short(src.segment(node.left))}`")
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, (ast.Add, ast.Sub))
+            and isinstance(node.right, ast.Constant)
+            and node.right.value == 1
+        ):
+            yield Mutation(
+                "off-by-one",
+                0.9,
+                (Edit(src.path, *span, src.segment(node.left)),),
+                f"{where} `{_short(text)}` -> `{_short(src.segment(node.left))}`",
+            )
             continue
-        base = text if isinstance(node, (*ATOMS, ast.BinOp)) and not _low_precedence(node) \
-            else f"({text})"
+        base = text if isinstance(node, (*ATOMS, ast.BinOp)) and not _low_precedence(node) else f"({text})"
         for sign in ("+", "-"):
-            yield Mutation("off-by-one", 0.8, (Edit(src.path, *span, f"{base} {sign} 1"),),
-                           f"{where} `{_short(text)}` -> `{_short(base)} {sign} 1`")
+            yield Mutation(
+                "off-by-one",
+                0.8,
+                (Edit(src.path, *span, f"{base} {sign} 1"),),
+                f"{where} `{_short(text)}` -> `{_short(base)} {sign} 1`",
+            )
 
 
 def _low_precedence(node: ast.AST) -> bool:
@@ -510,8 +669,12 @@ def _slice_mutations(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]
     for bound in bounds:
         if _int_constant(bound):
             for new in (bound.value + 1, bound.value - 1):
-                yield Mutation("slice", 0.9, (Edit(path, *src.span(bound), str(new)),),
-                               f"slice bound {bound.value} -> {new}")
+                yield Mutation(
+                    "slice",
+                    0.9,
+                    (Edit(path, *src.span(bound), str(new)),),
+                    f"slice bound {bound.value} -> {new}",
+                )
     lower = src.segment(piece.lower) if piece.lower else ""
     upper = src.segment(piece.upper) if piece.upper else ""
     step = src.segment(piece.step) if piece.step else ""
@@ -528,11 +691,18 @@ def _slice_mutations(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]
     if only_lower or only_upper:
         bound = piece.lower if only_lower else piece.upper
         negated = _negate(src, bound)
-        variants += ([f"{value}[:{negated}]", f"{value}[{negated}:]"] if only_lower
-                     else [f"{value}[{negated}:]", f"{value}[:{negated}]"])
+        variants += (
+            [f"{value}[:{negated}]", f"{value}[{negated}:]"]
+            if only_lower
+            else [f"{value}[{negated}:]", f"{value}[:{negated}]"]
+        )
     for text in variants:
-        yield Mutation("slice", 0.6, (Edit(path, *src.span(node), text),),
-                       f"slice `{_short(src.segment(node))}` -> `{_short(text)}`")
+        yield Mutation(
+            "slice",
+            0.6,
+            (Edit(path, *src.span(node), text),),
+            f"slice `{_short(src.segment(node))}` -> `{_short(text)}`",
+        )
 
 
 def _negate(src: SourceFile, node: ast.AST) -> str:
@@ -552,18 +722,23 @@ def _call_mutations(src, node: ast.Call, facts, module) -> Iterator[Mutation]:
     if isinstance(func, ast.Attribute) and name in ("floor", "ceil"):
         swaps = FUNCTION_SWAPS[name]
     for other in swaps:
-        yield Mutation("builtin-swap", 1.0, (Edit(path, *name_span, other),),
-                       f"`{name}(...)` -> `{other}(...)`")
+        yield Mutation(
+            "builtin-swap", 1.0, (Edit(path, *name_span, other),), f"`{name}(...)` -> `{other}(...)`"
+        )
     if name in ("sorted",) or (isinstance(func, ast.Attribute) and name == "sort"):
         reverse = [k for k in node.keywords if k.arg == "reverse"]
         if not reverse:
             end = src.span(node)[1] - 1
             sep = ", " if node.args or node.keywords else ""
-            yield Mutation("builtin-swap", 0.6, (Edit(path, end, end, f"{sep}reverse=True"),),
-                           f"`{name}(...)` -> `{name}(..., reverse=True)`")
+            yield Mutation(
+                "builtin-swap",
+                0.6,
+                (Edit(path, end, end, f"{sep}reverse=True"),),
+                f"`{name}(...)` -> `{name}(..., reverse=True)`",
+            )
     positional = [a for a in node.args if not isinstance(a, ast.Starred)]
     if len(positional) == len(node.args) and len(positional) >= 2:
-        for first, second in zip(positional, positional[1:], strict=False):
+        for first, second in itertools.pairwise(positional):
             yield Mutation(
                 "argument-swap", 1.0,
                 (Edit(path, *src.span(first), src.segment(second)),
@@ -571,16 +746,30 @@ def _call_mutations(src, node: ast.Call, facts, module) -> Iterator[Mutation]:
                 f"swap arguments `{_short(src.segment(first))}` and "
                 f"`{_short(src.segment(second))}` of `{name}(...)`",
             )  # fmt: skip
-    if isinstance(func, ast.Name) and len(node.args) == 1 and not node.keywords \
-            and not isinstance(node.args[0], ast.Starred):
+    if (
+        isinstance(func, ast.Name)
+        and len(node.args) == 1
+        and not node.keywords
+        and not isinstance(node.args[0], ast.Starred)
+    ):
         weight = 1.0 if name in UNWRAP_CALLS else 0.4
-        inner = _paren(src, node.args[0]) if not isinstance(node.args[0], ATOMS) else src.segment(node.args[0])
-        yield Mutation("call-unwrap", weight, (Edit(path, *src.span(node), inner),),
-                       f"`{_short(src.segment(node))}` -> `{_short(inner)}`")
+        inner = (
+            _paren(src, node.args[0]) if not isinstance(node.args[0], ATOMS) else src.segment(node.args[0])
+        )
+        yield Mutation(
+            "call-unwrap",
+            weight,
+            (Edit(path, *src.span(node), inner),),
+            f"`{_short(src.segment(node))}` -> `{_short(inner)}`",
+        )
     if isinstance(func, ast.Attribute) and name in UNWRAP_METHODS and not node.args:
         inner = src.segment(func.value)
-        yield Mutation("call-unwrap", 0.8, (Edit(path, *src.span(node), inner),),
-                       f"`{_short(src.segment(node))}` -> `{_short(inner)}`")
+        yield Mutation(
+            "call-unwrap",
+            0.8,
+            (Edit(path, *src.span(node), inner),),
+            f"`{_short(src.segment(node))}` -> `{_short(inner)}`",
+        )
     if isinstance(func, ast.Name) and name == "range":
         yield from _off_by_one_sites(src, list(node.args), node, "range bound")
     if isinstance(func, ast.Name) and name == "len":
@@ -612,7 +801,7 @@ def _reindent(text: str, old: str, new: str) -> str:
     lines = text.splitlines(keepends=True)
     out = []
     for line in lines:
-        out.append(new + line[len(old):] if line.startswith(old) else line)
+        out.append(new + line[len(old) :] if line.startswith(old) else line)
     result = "".join(out)
     return result if result.endswith("\n") else result + "\n"
 
@@ -629,13 +818,14 @@ def _indent_unit(src: SourceFile) -> str:
 def _statement_level(src, statement, parents, facts: FunctionFacts, module, hints) -> Iterator[Mutation]:
     path = src.path
     indent = src.indent_of(statement.lineno)
-    if src.line_text(statement.lineno)[len(indent):] != src.segment(statement).splitlines()[0]:
+    if src.line_text(statement.lineno)[len(indent) :] != src.segment(statement).splitlines()[0]:
         return  # shares its line with other code (`if x: y`); whole-line edits would break it
     start, end = _line_span(src, statement)
     parent, block, _ = _block_of(statement, parents)
     unit = _indent_unit(src)
     inside_function = facts.function is not None and isinstance(
-        facts.function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        facts.function, (ast.FunctionDef, ast.AsyncFunctionDef)
+    )
     in_loop = _inside_loop(statement, parents, facts.function)
 
     # guards before the statement
@@ -643,11 +833,17 @@ def _statement_level(src, statement, parents, facts: FunctionFacts, module, hint
         used = []
         for root in header_nodes(statement):
             for node in ast.walk(root):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
-                        and node.id in facts.scope_names and node.id not in used:
+                if (
+                    isinstance(node, ast.Name)
+                    and isinstance(node.ctx, ast.Load)
+                    and node.id in facts.scope_names
+                    and node.id not in used
+                ):
                     used.append(node.id)
-        exits = [("return" if facts.is_generator else f"return {value}")
-                 for value in (facts.default_returns(src) or ["None"])]
+        exits = [
+            ("return" if facts.is_generator else f"return {value}")
+            for value in (facts.default_returns(src) or ["None"])
+        ]
         if facts.is_generator:
             exits = ["return"]
         if in_loop:
@@ -656,34 +852,55 @@ def _statement_level(src, statement, parents, facts: FunctionFacts, module, hint
             for condition in (f"not {name}", f"{name} is None"):
                 for exit_ in exits:
                     text = f"{indent}if {condition}:\n{indent}{unit}{exit_}\n"
-                    yield Mutation("guard", 1.0 if condition.startswith("not") else 0.8,
-                                   (Edit(path, start, start, text),),
-                                   f"guard `if {condition}: {exit_}` before line {statement.lineno}")
+                    yield Mutation(
+                        "guard",
+                        1.0 if condition.startswith("not") else 0.8,
+                        (Edit(path, start, start, text),),
+                        f"guard `if {condition}: {exit_}` before line {statement.lineno}",
+                    )
         for exception in hints.expected_exceptions:
             if exception not in BUILTIN_NAMES and exception not in module.names:
                 continue
             for name in used[:4]:
                 for condition in (f"not {name}", f"{name} is None", f"{name} < 0", f"{name} <= 0"):
-                    text = (f"{indent}if {condition}:\n{indent}{unit}"
-                            f"raise {exception}({('invalid ' + name)!r})\n")
-                    yield Mutation("raise-guard", 1.0, (Edit(path, start, start, text),),
-                                   f"guard `if {condition}: raise {exception}` before line "
-                                   f"{statement.lineno}")
+                    text = (
+                        f"{indent}if {condition}:\n{indent}{unit}raise {exception}({('invalid ' + name)!r})\n"
+                    )
+                    yield Mutation(
+                        "raise-guard",
+                        1.0,
+                        (Edit(path, start, start, text),),
+                        f"guard `if {condition}: raise {exception}` before line {statement.lineno}",
+                    )
 
     # deletion
     if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         replacement = "" if len(block) > 1 else f"{indent}pass\n"
         weight = 1.0 if isinstance(statement, SIMPLE_STATEMENTS) else 0.6
-        yield Mutation("statement-delete", weight, (Edit(path, start, end, replacement),),
-                       f"delete line {statement.lineno} `{_short(src.line_text(statement.lineno).strip())}`")
+        yield Mutation(
+            "statement-delete",
+            weight,
+            (Edit(path, start, end, replacement),),
+            f"delete line {statement.lineno} `{_short(src.line_text(statement.lineno).strip())}`",
+        )
 
     # move out of its block (an over-indented line) when it is the block's last statement
-    if block and block[-1] is statement and len(block) > 1 and isinstance(parent, (ast.For, ast.While, ast.If, ast.With)) \
-            and not getattr(parent, "orelse", None) and isinstance(statement, SIMPLE_STATEMENTS):
+    if (
+        block
+        and block[-1] is statement
+        and len(block) > 1
+        and isinstance(parent, (ast.For, ast.While, ast.If, ast.With))
+        and not getattr(parent, "orelse", None)
+        and isinstance(statement, SIMPLE_STATEMENTS)
+    ):
         outer = src.indent_of(parent.lineno)
         moved = _reindent(src.data[start:end].decode("utf-8"), indent, outer)
-        yield Mutation("statement-move", 1.0, (Edit(path, start, end, moved),),
-                       f"move line {statement.lineno} out of the `{type(parent).__name__.lower()}` block")
+        yield Mutation(
+            "statement-move",
+            1.0,
+            (Edit(path, start, end, moved),),
+            f"move line {statement.lineno} out of the `{type(parent).__name__.lower()}` block",
+        )
 
     # swap with the next statement of the same block
     if block:
@@ -694,47 +911,84 @@ def _statement_level(src, statement, parents, facts: FunctionFacts, module, hint
                 f_start, f_end = _line_span(src, following)
                 if f_start == end:
                     text = src.data[f_start:f_end].decode("utf-8") + src.data[start:end].decode("utf-8")
-                    yield Mutation("statement-move", 0.8, (Edit(path, start, f_end, text),),
-                                   f"swap lines {statement.lineno} and {following.lineno}")
+                    yield Mutation(
+                        "statement-move",
+                        0.8,
+                        (Edit(path, start, f_end, text),),
+                        f"swap lines {statement.lineno} and {following.lineno}",
+                    )
 
     # break <-> continue
     if isinstance(statement, (ast.Break, ast.Continue)):
         new = "continue" if isinstance(statement, ast.Break) else "break"
-        yield Mutation("break-continue", 1.0, (Edit(path, *src.span(statement), new),),
-                       f"`{src.segment(statement)}` -> `{new}` at line {statement.lineno}")
+        yield Mutation(
+            "break-continue",
+            1.0,
+            (Edit(path, *src.span(statement), new),),
+            f"`{src.segment(statement)}` -> `{new}` at line {statement.lineno}",
+        )
 
     # insertion / duplication of another simple statement of the function, before or after
     if inside_function and facts.statements:
-        donors = [s for s in facts.statements if isinstance(s, (ast.Assign, ast.AugAssign, ast.Expr))
-                  and s.lineno == s.end_lineno and not isinstance(getattr(s, "value", None), ast.Constant)]
+        donors = [
+            s
+            for s in facts.statements
+            if isinstance(s, (ast.Assign, ast.AugAssign, ast.Expr))
+            and s.lineno == s.end_lineno
+            and not isinstance(getattr(s, "value", None), ast.Constant)
+        ]
         donors.sort(key=lambda s: abs(s.lineno - statement.lineno))
         for donor in donors[:6]:
             text = indent + src.segment(donor) + "\n"
-            yield Mutation("statement-insert", 1.0, (Edit(path, start, start, text),),
-                           f"insert `{_short(src.segment(donor))}` before line {statement.lineno}")
-            yield Mutation("statement-insert", 0.9, (Edit(path, end, end, text),),
-                           f"insert `{_short(src.segment(donor))}` after line {statement.end_lineno}")
+            yield Mutation(
+                "statement-insert",
+                1.0,
+                (Edit(path, start, start, text),),
+                f"insert `{_short(src.segment(donor))}` before line {statement.lineno}",
+            )
+            yield Mutation(
+                "statement-insert",
+                0.9,
+                (Edit(path, end, end, text),),
+                f"insert `{_short(src.segment(donor))}` after line {statement.end_lineno}",
+            )
 
     # add a clause to a condition (widen / narrow)
     if isinstance(statement, (ast.If, ast.While)):
         test = statement.test
-        base = _paren(src, test) if isinstance(test, (ast.BoolOp, ast.IfExp, ast.NamedExpr)) else src.segment(test)
+        base = (
+            _paren(src, test)
+            if isinstance(test, (ast.BoolOp, ast.IfExp, ast.NamedExpr))
+            else src.segment(test)
+        )
         clauses = []
         for other in facts.conditions:
             if other is not test and isinstance(other, ast.Compare):
                 clause = src.segment(other)
                 if clause not in clauses and clause != src.segment(test):
                     clauses.append(clause)
-        for name in [n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in facts.scope_names][:2]:
+        for name in [n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in facts.scope_names][
+            :2
+        ]:
             clauses.append(f"{name} is not None")
         for clause in clauses[:5]:
             for joiner in ("and", "or"):
                 text = f"{base} {joiner} {clause}"
-                yield Mutation("condition", 0.6, (Edit(path, *src.span(test), text),),
-                               f"condition `{_short(src.segment(test))}` -> `{_short(text)}`")
-        negated = f"not {_paren(src, test)}" if not isinstance(test, ast.Compare) else f"not {src.segment(test)}"
-        yield Mutation("negation", 0.7, (Edit(path, *src.span(test), negated),),
-                       f"negate condition `{_short(src.segment(test))}`")
+                yield Mutation(
+                    "condition",
+                    0.6,
+                    (Edit(path, *src.span(test), text),),
+                    f"condition `{_short(src.segment(test))}` -> `{_short(text)}`",
+                )
+        negated = (
+            f"not {_paren(src, test)}" if not isinstance(test, ast.Compare) else f"not {src.segment(test)}"
+        )
+        yield Mutation(
+            "negation",
+            0.7,
+            (Edit(path, *src.span(test), negated),),
+            f"negate condition `{_short(src.segment(test))}`",
+        )
 
     # return value replacement
     if isinstance(statement, ast.Return) and statement.value is not None:
@@ -743,9 +997,12 @@ def _statement_level(src, statement, parents, facts: FunctionFacts, module, hint
         for other in facts.returns:
             if other.value is not None and src.segment(other.value) not in seen:
                 seen.add(src.segment(other.value))
-                yield Mutation("return-value", 1.0,
-                               (Edit(path, *src.span(statement.value), src.segment(other.value)),),
-                               f"return `{_short(src.segment(other.value))}` instead of `{_short(current)}`")
+                yield Mutation(
+                    "return-value",
+                    1.0,
+                    (Edit(path, *src.span(statement.value), src.segment(other.value)),),
+                    f"return `{_short(src.segment(other.value))}` instead of `{_short(current)}`",
+                )
 
 
 def _inside_loop(statement, parents, function) -> bool:

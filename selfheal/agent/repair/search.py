@@ -42,19 +42,28 @@ def edit_size(candidate: Candidate, sources: dict[str, str]) -> int:
     """Tokens inserted, deleted or replaced: `<` -> `<=` is 1, a new guard about 8."""
     size = 0
     for edit in candidate.edits:
-        old = sources[edit.file].encode("utf-8")[edit.start:edit.end].decode("utf-8")
+        old = sources[edit.file].encode("utf-8")[edit.start : edit.end].decode("utf-8")
         before, after = _tokens(old), _tokens(edit.text)
         matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
-        size += sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-                    if tag != "equal")
+        size += sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
     return size
 
 
 def _tokens(text: str) -> list[str]:
     try:
-        return [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
-                                  tokenize.ENDMARKER, tokenize.COMMENT)]
+        return [
+            t.string
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type
+            not in (
+                tokenize.NL,
+                tokenize.NEWLINE,
+                tokenize.INDENT,
+                tokenize.DEDENT,
+                tokenize.ENDMARKER,
+                tokenize.COMMENT,
+            )
+        ]
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return text.split()
 
@@ -90,8 +99,7 @@ class SearchStrategy:
             statements_seen.add(key)
             function = enclosing_function(statement, parents)
             facts = FunctionFacts(src, function)
-            for mutation in statement_mutations(src, statement, parents, facts, module,
-                                                context.hints):
+            for mutation in statement_mutations(src, statement, parents, facts, module, context.hints):
                 try:
                     changed = apply_edits(context.sources, mutation.edits)
                     with warnings.catch_warnings():
@@ -123,7 +131,9 @@ class SearchStrategy:
         settings = self.settings
         outcome = RepairOutcome()
         singles = self.candidates(context)
-        single_limit = budget.spent + max(1, int((budget.max_candidates - budget.spent) * settings.single_share))
+        single_limit = budget.spent + max(
+            1, int((budget.max_candidates - budget.spent) * settings.single_share)
+        )
         since_plausible = 0
         promising: list[Screening] = []
         for candidate in singles:
@@ -149,8 +159,7 @@ class SearchStrategy:
                 promising.append(result)
         if not outcome.plausible and outcome.partial is None and not budget.exhausted:
             self._pairs(context, screen, budget, singles, promising, outcome)
-        outcome.plausible.sort(key=lambda s: (edit_size(s.candidate, context.sources),
-                                              -s.candidate.score))
+        outcome.plausible.sort(key=lambda s: (edit_size(s.candidate, context.sources), -s.candidate.score))
         if not outcome.stopped_because and budget.exhausted:
             outcome.stopped_because = budget.reason
         return outcome
@@ -176,7 +185,7 @@ class SearchStrategy:
         pool = pool[: self.settings.pair_pool]
         pairs = []
         for i, first in enumerate(pool):
-            for second in pool[i + 1:]:
+            for second in pool[i + 1 :]:
                 if first.line == second.line and first.file == second.file:
                     continue
                 if not first.conflicts_with(second):

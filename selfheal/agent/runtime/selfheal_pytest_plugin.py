@@ -134,8 +134,7 @@ class _LineRecorder:
             sys.settrace(None)
             threading.settrace(None)
         return {
-            test: {name: sorted(lines) for name, lines in files.items()}
-            for test, files in self.tests.items()
+            test: {name: sorted(lines) for name, lines in files.items()} for test, files in self.tests.items()
         }
 
 

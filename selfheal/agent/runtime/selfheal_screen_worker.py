@@ -64,7 +64,9 @@ class _PatchedSourceFinder(importlib.abc.MetaPathFinder):
             return None
         loader = _PatchedLoader(fullname, spec.origin, self.sources[origin])
         return importlib.util.spec_from_file_location(
-            fullname, spec.origin, loader=loader,
+            fullname,
+            spec.origin,
+            loader=loader,
             submodule_search_locations=spec.submodule_search_locations,
         )
 
@@ -148,9 +150,8 @@ def _rebind(module, name, value) -> None:
         return
     for other in list(sys.modules.values()):
         namespace = getattr(other, "__dict__", None)
-        if other is not module and isinstance(namespace, dict):
-            if namespace.get(name, missing) is old_value:
-                namespace[name] = value
+        if other is not module and isinstance(namespace, dict) and namespace.get(name, missing) is old_value:
+            namespace[name] = value
 
 
 def _bound_names(statement) -> list[str]:
@@ -234,7 +235,7 @@ def _run_child(root, request, items, write_fd) -> None:
     result = {"id": request["id"], "outcomes": {}, "patch_error": None}
     try:
         _apply_candidate(root, request.get("files", {}))
-    except BaseException as exc:  # noqa: BLE001 - the child reports every failure as data
+    except BaseException as exc:
         result["patch_error"] = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     if result["patch_error"] is None:
         wanted = [nodeid for nodeid in request["tests"] if nodeid in items]
@@ -248,7 +249,7 @@ def _run_child(root, request, items, write_fd) -> None:
             try:
                 reports = runtestprotocol(items[nodeid], nextitem=nextitem, log=False)
                 result["outcomes"][nodeid] = _summarize(reports)
-            except BaseException as exc:  # noqa: BLE001
+            except BaseException as exc:
                 result["outcomes"][nodeid] = {"outcome": "error", "message": repr(exc)[:500]}
     data = (json.dumps(result) + "\n").encode("utf-8")
     while data:
@@ -265,7 +266,7 @@ def _screen(root, request, items) -> dict:
         code = 0
         try:
             _run_child(root, request, items, write_fd)
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             code = 1
         finally:
             os._exit(code)
@@ -328,7 +329,8 @@ class _ScreenPlugin:
 
 def main() -> int:
     global _protocol_out, _protocol_in
-    config = json.loads(open(sys.argv[1], encoding="utf-8").read())
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        config = json.load(handle)
     # The protocol owns the original stdin/stdout; anything else printing to fd 1 (imports,
     # tests, pytest itself) is sent to stderr so it cannot corrupt a message.
     _protocol_out = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -349,7 +351,7 @@ def main() -> int:
     ]  # fmt: skip
     try:
         code = pytest.main(args, plugins=[plugin])
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         _send({"event": "failed", "message": repr(exc)})
         return 1
     _send({"event": "exit", "code": int(code)})
