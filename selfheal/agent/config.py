@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from selfheal.agent.exceptions import ConfigError
+from selfheal.agent.llm import make_provider
 
 DEFAULT_TEST_COMMAND = "python -m pytest"
 
@@ -33,7 +34,6 @@ DEFAULT_PROTECTED = (
     ".ci/**",
 )
 
-KNOWN_PROVIDERS = ("none",)
 
 # Test configuration that may sit inside an otherwise editable file.
 PROTECTED_TABLES = {
@@ -143,11 +143,8 @@ def _validate(config: HealConfig) -> None:
         (bool(config.test_command.strip()), "the test command is empty"),
         (config.memory_mb >= 128, "memory-mb must be at least 128"),
         (config.max_processes >= 8, "max-processes must be at least 8"),
-        (
-            config.provider in KNOWN_PROVIDERS,
-            f"unknown provider {config.provider!r}; available: {', '.join(KNOWN_PROVIDERS)}",
-        ),
     ]
     for ok, message in checks:
         if not ok:
             raise ConfigError(message)
+    make_provider(config.provider)  # raises ConfigError for a provider this build lacks

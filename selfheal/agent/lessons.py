@@ -105,9 +105,10 @@ def _failure_lessons(result: HealResult) -> list[str]:
     lessons = [f"No candidate among {tried} made `{first}` pass without breaking another test{stop}."]
     if result.families_tried:
         top = sorted(result.families_tried.items(), key=lambda kv: -kv[1])[:4]
-        lessons.append(
-            "Mutation families tried: " + ", ".join(f"{family} ({count})" for family, count in top) + "."
-        )
+        lines = result.localization.lines if result.localization else ()
+        around = f" around {lines[0].file}:{lines[0].line}" if lines else ""
+        families = ", ".join(f"{family} ({count})" for family, count in top)
+        lessons.append(f"Mutation families tried{around}: {families}.")
     return lessons
 
 
@@ -141,7 +142,7 @@ def _localization_lesson(result: HealResult) -> list[str]:
 
 
 def _ruled_out_lesson(result: HealResult) -> list[str]:
-    failures = [s for s in result.ruled_out if s.error is None]
+    failures = [s for s in result.ruled_out if s.error is None and s.candidate not in result.fixes]
     if not failures:
         return []
     broke = [s for s in failures if s.broken]
@@ -154,7 +155,7 @@ def _ruled_out_lesson(result: HealResult) -> list[str]:
             if screening.broken
             else f"left `{test}` failing" + (f": {_short(message, 60)}" if message else "")
         )
-        examples.append(f"{_what(screening.candidate)} ({reason})")
+        examples.append(f"{screening.candidate.description} ({reason})")
     suffix = f"; {len(broke)} of them broke passing tests" if broke else ""
     return [f"Ruled out {len(failures)} candidate(s){suffix}, e.g. " + "; ".join(examples) + "."]
 
@@ -164,7 +165,7 @@ def _alternatives_lesson(result: HealResult) -> list[str]:
     for rejection in result.rejections[:1]:
         broken = rejection.verdict.regressions or rejection.verdict.still_failing
         lessons.append(
-            f"{_what(rejection.candidate)} passed screening but the full run refused it "
+            f"{rejection.candidate.description} passed screening but the full run refused it "
             f"({rejection.verdict.violations[0] if rejection.verdict.violations else 'verdict failed'})"
             + (f", e.g. `{broken[0]}`" if broken else "")
             + "."
@@ -173,6 +174,6 @@ def _alternatives_lesson(result: HealResult) -> list[str]:
         other = result.alternatives[0]
         lessons.append(
             f"{len(result.alternatives)} other plausible edit(s) also passed screening (e.g. "
-            f"{_what(other)}); the smallest edit was kept and a full run confirmed it."
+            f"{other.description}); the smallest edit was kept and a full run confirmed it."
         )
     return lessons

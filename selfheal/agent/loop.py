@@ -165,7 +165,8 @@ class HealRun:
             )
         self.result.metrics.baseline_s = baseline.duration_s
         if baseline.status == NOT_FOUND:
-            raise TestCommandError(f"test command not found: {baseline.message}")
+            # "selfheal: command not found: X" -> "test command not found: X"
+            raise TestCommandError(f"test {baseline.message.removeprefix('selfheal: ')}")
         return baseline, coverage
 
     def flake_check(self, baseline: TestReport) -> tuple[str, ...]:
@@ -279,13 +280,17 @@ class HealRun:
                     result.alternatives = [s.candidate for s in outcome.plausible if s is not screening]
                     return
             partial = outcome.partial
-            if partial is None or budget.exhausted:
+            if partial is None:
                 return
+            # Validating is one real run, not a candidate: a partial fix is kept even when the
+            # search budget is spent; only a further round needs budget.
             verdict = self.validate(partial.candidate, accepted, baseline)
             if verdict.status != PARTIAL or len(verdict.still_failing) >= len(remaining):
                 return
             accepted = dict(result.changes)
             remaining = list(verdict.still_failing)
+            if budget.exhausted:
+                return
 
     def _screen_fn(
         self,
@@ -397,7 +402,7 @@ class HealRun:
             if t in baseline.outcomes and "per-test timeout" not in baseline.outcomes[t].message
         ]
         slowest = max(finished, default=1.0)
-        return min(self.config.test_timeout, max(1.0, 10 * slowest + 0.5))
+        return min(self.config.test_timeout, max(0.5, 10 * slowest + 0.5))
 
     def _screen_timeout(self, tests: list[str], baseline: TestReport) -> float:
         durations = [baseline.outcomes[t].duration for t in tests if t in baseline.outcomes]

@@ -206,7 +206,7 @@ class TestRunner:
                 result.returncode,
                 parsed.outcomes,
                 result.duration_s,
-                _describe_collection(parsed),
+                _describe_collection(parsed, str(self.session.root)),
                 tail,
             )
         if result.returncode == 4:
@@ -268,7 +268,9 @@ def _last_lines(text: str, count: int) -> str:
     return "\n".join(text.strip().splitlines()[-count:])
 
 
-def _describe_collection(parsed: ParsedJUnit) -> str:
+def _describe_collection(parsed: ParsedJUnit, root: str) -> str:
+    """One line per broken module: the error, and where it is as a repo-relative path:line."""
+    prefix = root.rstrip("/") + "/"
     parts = []
     for where, text in sorted(parsed.collection_errors.items())[:3]:
         lines = [ln for ln in text.strip().splitlines() if ln.strip()]
@@ -276,8 +278,15 @@ def _describe_collection(parsed: ParsedJUnit) -> str:
             (ln for ln in reversed(lines) if re.match(r"^E?\s*\w+(Error|Exception)\b", ln)),
             lines[-1] if lines else "",
         )
-        location = next((ln.strip() for ln in lines if re.search(r'File ".*", line \d+', ln)), "")
-        parts.append(f"{where}: {error.lstrip('E').strip()}" + (f" ({location})" if location else ""))
+        frames = [m for ln in lines if (m := re.search(r'File "([^"]+)", line (\d+)', ln))]
+        # the innermost frame in the repo is where the problem is
+        inside = [m for m in frames if m.group(1).startswith(prefix)] or frames
+        location = ""
+        if inside:
+            path, line = inside[-1].group(1), inside[-1].group(2)
+            location = f"{path.removeprefix(prefix)}:{line}"
+        error = re.sub(r"^E\s+", "", error.strip())
+        parts.append(f"{where}: {error}" + (f" (at {location})" if location else ""))
     more = len(parsed.collection_errors) - 3
     suffix = f"\n(and {more} more)" if more > 0 else ""
     return "tests could not be collected:\n" + "\n".join(parts) + suffix

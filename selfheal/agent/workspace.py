@@ -46,6 +46,8 @@ SKIPPED_PARTS = {
 SKIPPED_SUFFIXES = (".pyc", ".pyo", ".egg-info")
 
 GIT_ENV = {
+    # `git status` would otherwise refresh and rewrite the user's index: read-only means read-only.
+    "GIT_OPTIONAL_LOCKS": "0",
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_TERMINAL_PROMPT": "0",

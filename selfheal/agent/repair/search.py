@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import io
 import random
+import time
 import tokenize
 import warnings
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from selfheal.agent.repair.mutations import (
 class SearchSettings:
     max_lines: int = 40
     explore_after_plausible: int = 40
+    explore_seconds: float = 15.0  # ... or this long, whichever ends first
     max_plausible: int = 4
     pair_pool: int = 14
     max_pairs: int = 250
@@ -135,11 +137,13 @@ class SearchStrategy:
             1, int((budget.max_candidates - budget.spent) * settings.single_share)
         )
         since_plausible = 0
+        first_plausible_at = 0.0
         promising: list[Screening] = []
         for candidate in singles:
             if outcome.plausible and (
                 since_plausible >= settings.explore_after_plausible
                 or len(outcome.plausible) >= settings.max_plausible
+                or time.monotonic() - first_plausible_at > settings.explore_seconds
             ):
                 break
             if budget.spent >= single_limit and not outcome.plausible:
@@ -151,13 +155,17 @@ class SearchStrategy:
             if outcome.plausible:
                 since_plausible += 1
             if result.plausible:
+                if not outcome.plausible:
+                    first_plausible_at = time.monotonic()
                 outcome.plausible.append(result)
             elif result.improving:
                 if outcome.partial is None or _better_partial(result, outcome.partial):
                     outcome.partial = result
             elif result.error is None and not result.broken:
                 promising.append(result)
-        if not outcome.plausible and outcome.partial is None and not budget.exhausted:
+        # Pairs also when a single fixed some tests: a partial fix found first can be a
+        # coincidence (arguments swapped into a lucky result) that a pair does properly.
+        if not outcome.plausible and not budget.exhausted:
             self._pairs(context, screen, budget, singles, promising, outcome)
         outcome.plausible.sort(key=lambda s: (edit_size(s.candidate, context.sources), -s.candidate.score))
         if not outcome.stopped_because and budget.exhausted:
@@ -186,8 +194,6 @@ class SearchStrategy:
         pairs = []
         for i, first in enumerate(pool):
             for second in pool[i + 1 :]:
-                if first.line == second.line and first.file == second.file:
-                    continue
                 if not first.conflicts_with(second):
                     pairs.append(first.combined_with(second))
         pairs.sort(key=lambda c: -c.score)

@@ -1,0 +1,304 @@
+"""`selfheal heal` end to end: real repositories, real heals, exit codes, outputs and messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from selfheal.agent.outputs import OUTPUT_FILES
+from selfheal.cli import main
+from tests.conftest import git
+
+AGE_SOURCE = "def is_adult(age):\n    return age > 18\n"
+AGE_FIXED = "def is_adult(age):\n    return age >= 18\n"
+AGE_TESTS = """
+    from pkg.age import is_adult
+
+    def test_adult_at_18():
+        assert is_adult(18)
+
+    def test_child_at_17():
+        assert not is_adult(17)
+
+    def test_adult_at_30():
+        assert is_adult(30)
+    """
+BUGGY = {"pkg/__init__.py": "", "pkg/age.py": AGE_SOURCE, "tests/test_age.py": AGE_TESTS}
+FAILING_TEST = "tests/test_age.py::test_adult_at_18"
+
+PASSING = {
+    "pkg/__init__.py": "",
+    "pkg/two.py": "def two():\n    return 2\n",
+    "tests/test_two.py": "from pkg.two import two\n\n\ndef test_two():\n    assert two() == 2\n",
+}
+
+# The fix needs logic the code never had: no mutation of `return "hello"` builds the string.
+UNHEALABLE = {
+    "pkg/__init__.py": "",
+    "pkg/greet.py": 'def greet(name):\n    return "hello"\n',
+    "tests/test_greet.py": 'from pkg.greet import greet\n\n\ndef test_greet():\n'
+                           '    assert greet("bob") == "Hello, bob!"\n',
+}
+
+GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+@pytest.fixture(autouse=True)
+def _run_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a heal without --out writes under ./.selfheal/runs: never into the checkout running the tests
+    monkeypatch.chdir(tmp_path)
+
+
+def heal_cli(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    code = main(["heal", *(str(a) for a in args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def status_porcelain(repo: Path) -> str:
+    return git(repo, "status", "--porcelain", "--untracked-files=all")
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.relative_to(root).parts}
+
+
+def read_report(out_dir: Path) -> dict:
+    return json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+
+
+def test_heal_prints_the_outcome_and_writes_every_output(make_repo, tmp_path, capsys):
+    repo = make_repo(BUGGY)
+    before = tree_bytes(repo)
+    out_dir = (tmp_path / "out").resolve()
+
+    code, out, err = heal_cli(capsys, repo, "--out", out_dir)
+
+    assert code == 0
+    assert out == ""
+    assert "healed: 1 failing test pass now, no test broke (verdict: all 5 rules hold)" in err
+    assert "  fix: pkg/age.py:2: `>` -> `>=` in `age > 18`" in err
+    assert (f"outputs: {out_dir}/ (report.json, patch.diff, summary.md, lessons.md, trace.jsonl)"
+            in err)
+    assert f"apply with: git -C {repo} apply {out_dir / 'patch.diff'}" in err
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(OUTPUT_FILES)
+    for name in OUTPUT_FILES:
+        assert (out_dir / name).stat().st_size > 0, name
+    report = read_report(out_dir)
+    assert report["status"] == "healed"
+    assert report["failures_before"] == [FAILING_TEST]
+    assert report["files_changed"] == ["pkg/age.py"]
+    patch = (out_dir / "patch.diff").read_text(encoding="utf-8")
+    assert "-    return age > 18\n+    return age >= 18\n" in patch
+    # the repository itself was not touched ...
+    assert status_porcelain(repo) == ""
+    assert tree_bytes(repo) == before
+    # ... and the patch applies to it as it is
+    check = subprocess.run(["git", "-C", str(repo), "apply", "--check", str(out_dir / "patch.diff")],
+                           capture_output=True, text=True, env=GIT_ENV, check=False)
+    assert check.returncode == 0, check.stderr
+
+
+def test_default_output_folder_is_under_the_current_directory_and_ignored(make_repo, tmp_path,
+                                                                          capsys):
+    repo = make_repo(PASSING)
+
+    code, _, err = heal_cli(capsys, repo)
+
+    assert code == 0
+    runs = tmp_path / ".selfheal" / "runs"
+    run_dirs = list(runs.iterdir())
+    assert len(run_dirs) == 1
+    run_dir = run_dirs[0]
+    assert re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{6}", run_dir.name)
+    assert sorted(p.name for p in run_dir.iterdir()) == sorted(OUTPUT_FILES)
+    assert f"outputs: {run_dir.resolve()}/ (" in err
+    ignore = tmp_path / ".selfheal" / ".gitignore"
+    assert ignore.read_text(encoding="utf-8") == "# selfheal run outputs\n*\n"
+    # in a git repository at the current directory, the run folder is ignored
+    git(tmp_path, "init", "-q", "-b", "main")
+    for path in (".selfheal/.gitignore", f".selfheal/runs/{run_dir.name}/report.json"):
+        assert subprocess.run(["git", "check-ignore", "-q", path], cwd=tmp_path, env=GIT_ENV,
+                              check=False).returncode == 0, path
+    assert ".selfheal" not in status_porcelain(tmp_path)
+
+
+def test_all_passing_repo_is_nothing_to_heal_and_stays_unchanged(make_repo, tmp_path, capsys):
+    repo = make_repo(PASSING)
+    before = tree_bytes(repo)
+
+    code, out, err = heal_cli(capsys, repo, "--out", tmp_path / "out")
+
+    assert code == 0
+    assert out == ""
+    assert "nothing to heal: no test fails\n" in err
+    assert "apply with" not in err
+    report = read_report(tmp_path / "out")
+    assert report["status"] == "nothing_to_heal"
+    assert report["patch"] == ""
+    assert (tmp_path / "out" / "patch.diff").read_text(encoding="utf-8") == ""
+    assert status_porcelain(repo) == ""
+    assert tree_bytes(repo) == before
+
+
+def test_a_repo_the_engine_cannot_heal_exits_1(make_repo, tmp_path, capsys):
+    repo = make_repo(UNHEALABLE)
+
+    code, out, err = heal_cli(capsys, repo, "--out", tmp_path / "out", "--max-candidates", "30")
+
+    assert code == 1
+    assert out == ""
+    assert "\nnot healed\n" in err
+    assert "apply with" not in err
+    report = read_report(tmp_path / "out")
+    assert report["status"] == "not_healed"
+    assert report["failures_before"] == ["tests/test_greet.py::test_greet"]
+    assert report["failures_after"] == ["tests/test_greet.py::test_greet"]
+    assert report["patch"] == "" and report["files_changed"] == []
+    assert 1 <= report["metrics"]["candidates_tried"] <= 30
+    assert status_porcelain(repo) == ""
+
+
+def _missing(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    return [str(tmp_path / "nowhere")], f"selfheal: {tmp_path / 'nowhere'}: no such directory"
+
+
+def _a_file(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    target = tmp_path / "afile.py"
+    target.write_text("x = 1\n", encoding="utf-8")
+    return [str(target)], f"selfheal: {target}: not a directory"
+
+
+def _no_runner(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    repo = make_repo(PASSING)
+    return ([str(repo), "--test-command", "no-such-runner"],
+            re.compile(r"selfheal: test command not found: .*\bno-such-runner"))
+
+
+def _bad_key(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    repo = make_repo({**PASSING, "pyproject.toml": "[tool.selfheal]\nmax-candidatez = 3\n"})
+    return [str(repo)], re.compile(
+        re.escape(f"selfheal: {repo / 'pyproject.toml'}: unknown key 'max-candidatez' in "
+                  "[tool.selfheal]; known keys: ") + r".*\bmax-candidates\b.*")
+
+
+def _no_python(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    repo = make_repo(PASSING)
+    return ([str(repo), "--python", "/nonexistent"],
+            "selfheal: --python /nonexistent: no such executable")
+
+
+@pytest.mark.parametrize("case", [_missing, _a_file, _no_runner, _bad_key, _no_python],
+                         ids=["missing-path", "path-is-a-file", "unknown-test-command",
+                              "invalid-pyproject-key", "missing-python"])
+def test_bad_input_exits_2_with_a_one_line_message(case, make_repo, tmp_path, capsys):
+    args, expected = case(tmp_path, make_repo)
+
+    code, out, err = heal_cli(capsys, *args, "--out", tmp_path / "out")
+
+    assert code == 2
+    assert out == ""
+    assert "Traceback" not in err
+    last = err.splitlines()[-1]
+    if isinstance(expected, re.Pattern):
+        assert expected.fullmatch(last), last
+    else:
+        assert last == expected
+    # the message is one line, and the only line that is not live progress
+    assert [ln for ln in err.splitlines() if not ln.startswith("[selfheal]")] == [last]
+    assert not (tmp_path / "out").exists()
+
+
+def test_json_on_a_directory_that_is_not_a_git_repository(make_repo, tmp_path, capsys):
+    repo = make_repo(BUGGY, commit=False)
+
+    code, out, err = heal_cli(capsys, repo, "--out", tmp_path / "out", "--json")
+
+    assert code == 0
+    printed = json.loads(out)  # the whole of stdout is one JSON document
+    assert out.startswith("{") and out.endswith("}\n")
+    assert printed == read_report(tmp_path / "out")
+    assert printed["status"] == "healed"
+    assert "not a git repository: the patch is against a snapshot of the directory" in printed["notes"]
+    assert re.fullmatch(r"[0-9a-f]{40}", printed["base_sha"])
+    assert printed["files_changed"] == ["pkg/age.py"]
+    assert "outputs:" not in err  # the human summary is replaced by the JSON
+    assert not (repo / ".git").exists()
+    assert (repo / "pkg" / "age.py").read_text(encoding="utf-8") == AGE_SOURCE
+
+
+def test_apply_writes_the_verified_patch_into_the_working_tree(make_repo, tmp_path, capsys):
+    repo = make_repo(BUGGY)
+
+    code, _, err = heal_cli(capsys, repo, "--out", tmp_path / "out", "--apply")
+
+    assert code == 0
+    assert "applied to pkg/age.py" in err
+    assert (repo / "pkg" / "age.py").read_text(encoding="utf-8") == AGE_FIXED
+    assert status_porcelain(repo) == " M pkg/age.py\n"
+    diff = subprocess.run(["git", "-C", str(repo), "diff", "--no-color"], capture_output=True,
+                          text=True, env=GIT_ENV, check=True).stdout
+    assert diff == (tmp_path / "out" / "patch.diff").read_text(encoding="utf-8")
+
+
+def test_the_same_seed_gives_the_same_patch(make_repo, tmp_path, capsys):
+    repo = make_repo(BUGGY)
+    patches, screened = [], []
+    for run in ("one", "two"):
+        code, _, _ = heal_cli(capsys, repo, "--out", tmp_path / run, "--seed", "7")
+        assert code == 0
+        patches.append((tmp_path / run / "patch.diff").read_text(encoding="utf-8"))
+        trace = (tmp_path / run / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+        screened.append([json.loads(ln)["candidate"] for ln in trace
+                         if json.loads(ln)["node"] == "screen"])
+    assert patches[0] == patches[1]
+    assert "+    return age >= 18\n" in patches[0]
+    assert screened[0] == screened[1] and screened[0]  # the same search order, too
+
+
+def test_installed_console_script_heals_a_repo(make_repo, tmp_path):
+    repo = make_repo(BUGGY)
+    script = Path(sys.executable).parent / "selfheal"
+    assert script.is_file(), "the selfheal console script is not installed next to this Python"
+
+    done = subprocess.run([str(script), "heal", str(repo), "--out", str(tmp_path / "out")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert "healed: 1 failing test pass now" in done.stderr
+    assert read_report(tmp_path / "out")["status"] == "healed"
+    assert status_porcelain(repo) == ""
+
+
+def test_a_project_in_a_subfolder_of_a_git_repository(make_repo, tmp_path, capsys):
+    top = make_repo({"README.md": "# a monorepo\n",
+                     **{f"sub/project/{path}": text for path, text in BUGGY.items()}})
+    project = top / "sub" / "project"
+    out_dir = tmp_path / "out"
+
+    code, _, err = heal_cli(capsys, project, "--out", out_dir)
+
+    assert code == 0
+    patch = (out_dir / "patch.diff").read_text(encoding="utf-8")
+    assert patch.startswith(
+        "diff --git a/sub/project/pkg/age.py b/sub/project/pkg/age.py\n")
+    assert "\n--- a/sub/project/pkg/age.py\n+++ b/sub/project/pkg/age.py\n" in patch
+    check = subprocess.run(["git", "-C", str(top), "apply", "--check", str(out_dir / "patch.diff")],
+                           capture_output=True, text=True, env=GIT_ENV, check=False)
+    assert check.returncode == 0, check.stderr
+    report = read_report(out_dir)
+    assert report["project_dir"] == "sub/project"
+    assert report["files_changed"] == ["sub/project/pkg/age.py"]
+    assert all(path.startswith("sub/project/") for path in report["files_changed"])
+    assert report["patch"] == patch
+    assert f"apply with: git -C {top} apply" in err
+    assert status_porcelain(top) == ""
+
