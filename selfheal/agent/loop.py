@@ -53,8 +53,9 @@ def heal(
 ) -> HealResult:
     started = time.monotonic()
     origin = Origin.inspect(config.repo)
+    python = resolve_python(config.python, origin.path)
     workspace = Workspace.create(origin)
-    session = sandbox.start(workspace.root)
+    session = sandbox.start(workspace.root, expose=interpreter_folders(python))
     try:
         run = HealRun(config, workspace, session, events, strategy or SearchStrategy())
         result = run.execute()
@@ -435,6 +436,19 @@ def _expected_exceptions(baseline: TestReport, targets: list[str]) -> tuple[str,
             if name not in found:
                 found.append(name)
     return tuple(found)
+
+
+def interpreter_folders(python: str) -> tuple[Path, ...]:
+    """Host folders the test interpreter reads: its environment, the base installation behind
+    a venv, and the coverage.py that selfheal lends interpreters which lack one."""
+    folders = {Path(python).parent.parent, Path(os.path.realpath(python)).parent.parent}
+    try:
+        import coverage
+
+        folders.add(Path(coverage.__file__).parent)
+    except ImportError:
+        pass
+    return tuple(sorted(folders))
 
 
 def resolve_python(requested: str | None, repo: Path) -> str:

@@ -95,4 +95,8 @@ class Session(Protocol):
 
 @runtime_checkable
 class Sandbox(Protocol):
-    def start(self, workspace: Path) -> Session: ...
+    def start(self, workspace: Path, *, expose: tuple[Path, ...] = ()) -> Session:
+        """One session on `workspace` (read-write). `expose`: host folders that commands need
+        to read, such as the test interpreter's environment; a backend that brings its own
+        interpreter may ignore them."""
+        ...

@@ -16,9 +16,13 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Bwrap:
     executable: str
+    # Host folders under /tmp that commands must still read (the private /tmp hides them),
+    # e.g. the virtual environment of the interpreter that runs the tests.
+    expose: tuple[Path, ...] = ()
 
     def prefix(self, workspace: Path, cwd: Path) -> list[str]:
         ws = str(workspace)
+        shown = [arg for path in self.expose if path.exists() for arg in ("--ro-bind", str(path), str(path))]
         return [
             self.executable,
             "--unshare-all",
@@ -30,18 +34,20 @@ class Bwrap:
             "--dev", "/dev",
             "--proc", "/proc",
             "--tmpfs", "/tmp",
+            *shown,
             "--bind", ws, ws,
             "--chdir", str(cwd),
             "--",
         ]  # fmt: skip
 
 
-def probe_bwrap(workspace: Path) -> tuple[Bwrap | None, str]:
+def probe_bwrap(workspace: Path, expose: tuple[Path, ...] = ()) -> tuple[Bwrap | None, str]:
     """A working bwrap, or None and the reason it cannot be used here."""
     executable = shutil.which("bwrap")
     if executable is None:
         return None, "bwrap not installed"
-    bwrap = Bwrap(executable)
+    tmp = Path("/tmp")
+    bwrap = Bwrap(executable, tuple(p for p in expose if tmp in p.resolve().parents))
     try:
         done = subprocess.run(
             [*bwrap.prefix(workspace, workspace), "true"],

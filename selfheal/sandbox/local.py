@@ -59,9 +59,13 @@ class LocalSandbox:
         self.namespaces = namespaces
         self.extra_env = dict(extra_env or {})
 
-    def start(self, workspace: Path) -> LocalSession:
+    def start(self, workspace: Path, *, expose: tuple[Path, ...] = ()) -> LocalSession:
         return LocalSession(
-            Path(workspace).resolve(), self.limits, namespaces=self.namespaces, extra_env=self.extra_env
+            Path(workspace).resolve(),
+            self.limits,
+            namespaces=self.namespaces,
+            extra_env=self.extra_env,
+            expose=tuple(Path(p).resolve() for p in expose),
         )
 
 
@@ -73,6 +77,7 @@ class LocalSession:
         *,
         namespaces: bool,
         extra_env: dict[str, str],
+        expose: tuple[Path, ...] = (),
     ) -> None:
         if not root.is_dir():
             raise NotADirectoryError(root)
@@ -91,7 +96,7 @@ class LocalSession:
         self._bwrap: Bwrap | None = None
         isolation = ["own process group"]
         if namespaces:
-            self._bwrap, bwrap_note = probe_bwrap(root)
+            self._bwrap, bwrap_note = probe_bwrap(root, expose)
             isolation.insert(0, bwrap_note if self._bwrap else f"no namespaces ({bwrap_note})")
         else:
             isolation.insert(0, "no namespaces (disabled)")
