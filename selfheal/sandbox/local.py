@@ -19,6 +19,7 @@ import resource
 import shutil
 import signal
 import stat
+import sys
 import subprocess
 import threading
 import time
@@ -60,6 +61,8 @@ class LocalSandbox:
         self.extra_env = dict(extra_env or {})
 
     def start(self, workspace: Path, *, expose: tuple[Path, ...] = ()) -> LocalSession:
+        # selfheal's own Python is the default test interpreter: always readable.
+        expose = (*expose, Path(sys.prefix), Path(sys.base_prefix))
         return LocalSession(
             Path(workspace).resolve(),
             self.limits,
