@@ -19,8 +19,8 @@ import resource
 import shutil
 import signal
 import stat
-import sys
 import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
