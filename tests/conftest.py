@@ -85,3 +85,16 @@ def apply_and_test(repo: Path, patch: str, tmp_path: Path) -> subprocess.Complet
         check=False,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(clone), "PYTHONDONTWRITEBYTECODE": "1"},
     )
+
+
+def diff_lines(patch: str) -> tuple[list[str], list[str]]:
+    """The removed and the added lines of a unified diff, without their +/- marks."""
+    removed, added = [], []
+    for line in patch.splitlines():
+        if line.startswith(("---", "+++")):
+            continue
+        if line.startswith("-"):
+            removed.append(line[1:])
+        elif line.startswith("+"):
+            added.append(line[1:])
+    return removed, added

@@ -94,6 +94,7 @@ class HealRun:
         self.result = HealResult(
             status=ERROR, repo=str(workspace.origin.path), base_sha=workspace.base_sha,
             test_command=config.test_command, provider=config.provider, sandbox=session.info,
+            python=self.python,
             apply_root=str(workspace.toplevel), project_dir=workspace.origin.subdir,
         )  # fmt: skip
         if workspace.origin.dirty:

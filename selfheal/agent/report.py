@@ -25,9 +25,12 @@ def diagnosis(result: HealResult) -> dict[str, Any] | None:
     confidence = 0.5 + 0.45 * (score / best if best else 0.0)
     if any(a.file != fix.file or a.line != fix.line for a in result.alternatives):
         confidence -= 0.15
-    causes = [f"{meaning(f)}: {f.description.split(': ', 1)[-1]} in `{f.function}`" for f in result.fixes]
+    causes = [
+        f"In `{f.function}` ({f.file}:{f.line}) {meaning(f)}; the fix: {f.description.split(': ', 1)[-1]}."
+        for f in result.fixes
+    ]
     return {
-        "root_cause": "; ".join(causes),
+        "root_cause": " ".join(causes),
         "location": ", ".join(f"{f.file}:{f.line}" for f in result.fixes),
         "confidence": round(max(0.0, min(confidence, 0.95)), 2),
         "method": "spectrum-based localization + mutation search (no model)",
@@ -45,6 +48,7 @@ def build_report(result: HealResult) -> dict[str, Any]:
         "project_dir": result.project_dir,
         "base_sha": result.base_sha,
         "test_command": result.test_command,
+        "python": result.python,
         "provider": result.provider,
         "sandbox": result.sandbox.as_dict(),
         "failures_before": result.failures_before,

@@ -53,6 +53,7 @@ class HealResult:
     provider: str
     sandbox: SandboxInfo
     error: str | None = None
+    python: str = ""  # the interpreter the tests ran under
     apply_root: str = ""  # where `git apply patch.diff` works (the git top level)
     project_dir: str = ""  # the healed folder inside that repository ("" at the top)
     baseline: TestReport | None = None

@@ -85,8 +85,10 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
     return [
         "### Root cause",
         "",
-        f"{diagnosis['root_cause']} (at `{diagnosis['location']}`; confidence "
-        f"{diagnosis['confidence']:.2f}, {diagnosis['method']}).",
+        diagnosis["root_cause"],
+        "",
+        f"_Confidence {diagnosis['confidence']:.2f}, a heuristic of the {diagnosis['method']}: how "
+        "highly the fixed line ranked, less when other plausible fixes elsewhere competed._",
         "",
     ]
 

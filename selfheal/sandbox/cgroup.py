@@ -9,6 +9,7 @@ writable, `PidsCgroups.open()` returns None and the caller says so in its isolat
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -111,6 +112,27 @@ class CgroupSlot:
                 time.sleep(0.02)
 
 
+def _remove_orphans(base: Path) -> None:
+    """Empty cgroups left by a selfheal process that was killed before it could clean up.
+
+    Only empty ones: a cgroup with members may belong to a selfheal we cannot see (another pid
+    namespace), and its processes are not ours to kill.
+    """
+    try:
+        entries = [e for e in base.glob("selfheal-*-*") if e.is_dir()]
+    except OSError:
+        return
+    for entry in entries:
+        owner = entry.name.split("-")[1]
+        if not owner.isdigit() or Path(f"/proc/{owner}").exists():
+            continue
+        with contextlib.suppress(OSError):
+            for child in entry.iterdir():
+                if child.is_dir():
+                    child.rmdir()
+            entry.rmdir()
+
+
 class PidsCgroups:
     """Parent cgroup of one sandbox session; hands out one slot per command."""
 
@@ -126,6 +148,7 @@ class PidsCgroups:
         if found is None:
             return None
         base, version = found
+        _remove_orphans(base)
         parent = base / f"selfheal-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
             parent.mkdir()

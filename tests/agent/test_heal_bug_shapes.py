@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from selfheal.agent.result import HealResult
-from tests.conftest import apply_and_test
+from tests.conftest import apply_and_test, diff_lines
 
 pytestmark = pytest.mark.slow
 
@@ -22,19 +22,6 @@ PYPROJECT = """
 [tool.pytest.ini_options]
 testpaths = ["tests"]
 """
-
-
-def diff_lines(patch: str) -> tuple[list[str], list[str]]:
-    """The removed and the added lines of a unified diff, without their +/- marks."""
-    removed, added = [], []
-    for line in patch.splitlines():
-        if line.startswith(("---", "+++")):
-            continue
-        if line.startswith("-"):
-            removed.append(line[1:])
-        elif line.startswith("+"):
-            added.append(line[1:])
-    return removed, added
 
 
 def patched_files(patch: str) -> set[str]:

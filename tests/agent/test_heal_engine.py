@@ -193,3 +193,21 @@ def test_candidate_order_is_deterministic_for_a_seed():
     assert order(7) == order(7)
     assert order(7) != order(8)
     assert sorted(order(7)) == sorted(order(8))
+
+
+@pytest.mark.slow
+def test_the_repos_own_venv_is_the_default_interpreter(make_repo, run_heal):
+    import subprocess
+    import sys
+    import sysconfig
+
+    repo = make_repo({"calc.py": "def inc(x):\n    return x + 2\n",
+                      "test_calc.py": "from calc import inc\n\ndef test_inc():\n    assert inc(1) == 2\n"})
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
+    site = next((repo / ".venv" / "lib").glob("python3*/site-packages"))
+    # the repo's environment gets pytest the way an installed dependency would be found
+    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    result = run_heal(repo, python=None)
+    assert result.python == str(repo / ".venv" / "bin" / "python")
+    assert result.status == "healed"
+    assert ".venv" not in result.patch

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, apply_and_test, git
+from tests.conftest import EXAMPLES, apply_and_test, diff_lines, git
 
 
 @dataclass(frozen=True)
@@ -76,18 +76,6 @@ def test_every_example_has_expectations():
     assert found == sorted(EXPECTED)
 
 
-def diff_lines(patch: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    removed, added = [], []
-    for line in patch.splitlines():
-        if line.startswith(("---", "+++")):
-            continue
-        if line.startswith("-"):
-            removed.append(line[1:])
-        elif line.startswith("+"):
-            added.append(line[1:])
-    return tuple(removed), tuple(added)
-
-
 def patched_files(patch: str) -> set[str]:
     headers = (line for line in patch.splitlines() if line.startswith("diff --git "))
     return {line.split(" b/", 1)[1] for line in headers}
@@ -139,8 +127,8 @@ def test_heal_example(name, run_heal, tmp_path):
     assert result.fixes[0].file == expected.changed_file
     assert result.fixes[0].function.split(".")[-1] == expected.function
     removed, added = diff_lines(result.patch)
-    assert removed == expected.removed
-    assert added in expected.added
+    assert tuple(removed) == expected.removed
+    assert tuple(added) in expected.added
 
     # Proof: applies on the base commit, and the whole suite passes in a clean separate run.
     done = apply_and_test(repo, result.patch, tmp_path)

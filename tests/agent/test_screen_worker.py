@@ -115,12 +115,14 @@ def screeners(make_repo) -> Iterator[tuple[ForkScreener, SubprocessScreener, dic
         test_timeout=3,
     )
     base = {p: workspace.base_text(p) for p in ("shop/prices.py", "shop/lazy.py")}
-    worker, why = ForkScreener.start(session, runner, TESTS, base, startup_timeout=60)
-    assert worker is not None, why
+    worker = None
     try:
+        worker, why = ForkScreener.start(session, runner, TESTS, base, startup_timeout=60)
+        assert worker is not None, why
         yield worker, SubprocessScreener(session, runner, base), base
     finally:
-        worker.close()
+        if worker is not None:
+            worker.close()
         session.close()
         workspace.cleanup()
 
