@@ -221,7 +221,7 @@ class HealRun:
                 mismatch = [
                     t
                     for t in collect
-                    if sanity.outcomes.get(t) not in (None, "missing")
+                    if (sanity.outcomes.get(t) not in (None, "missing") or t in targets)
                     and (sanity.passed(t) != (t not in targets))
                 ]
                 if sanity.error or mismatch:
@@ -237,7 +237,8 @@ class HealRun:
             info.update(screener="fork-worker" if worker else "subprocess", note=why)
         if worker is None:
             self.result.notes.append(f"{why}; screening with one pytest process per candidate")
-            self.baseline_messages = {}
+            # plain pytest runs report failures the way the baseline run did
+            self.baseline_messages = {t: baseline.outcomes[t].message for t in targets}
             return SubprocessScreener(self.session, self.runner, self.sources)
         return worker
 

@@ -117,15 +117,23 @@ class TestRunner:
     # -- environment ------------------------------------------------------------------------
     def base_env(self) -> dict[str, str]:
         root = str(self.session.root)
+        command_env = dict(self.command.env)
         paths = [str(self.session.root / RUNTIME_DIR), root]
         if (self.session.root / "src").is_dir():
             paths.append(os.path.join(root, "src"))
+        # `PYTHONPATH=lib pytest`: the command's entries join selfheal's, relative to the repo
+        paths += [
+            entry if os.path.isabs(entry) else os.path.join(root, entry)
+            for entry in command_env.pop("PYTHONPATH", "").split(os.pathsep)
+            if entry
+        ]
         bin_dir = os.path.dirname(self.python)
         env = {
+            **command_env,
             "PYTHONPATH": os.pathsep.join(paths),
             "PATH": os.pathsep.join(p for p in (bin_dir, os.environ.get("PATH", "")) if p),
             "SELFHEAL_TEST_TIMEOUT": f"{self.test_timeout:g}",
-            **dict(self.command.env),
+            "SELFHEAL_ROOT": root,
         }
         if self._coverage_lib:
             env["SELFHEAL_COVERAGE_PATH"] = self._coverage_lib
@@ -192,6 +200,14 @@ class TestRunner:
                 NOT_FOUND, 127, {}, result.duration_s, _last_lines(result.stderr or tail, 5), tail
             )
         parsed = _parse(xml)
+        if parsed is None and 'importing plugin "selfheal_pytest_plugin"' in tail:
+            return TestReport(
+                CRASHED, result.returncode, {}, result.duration_s,
+                "pytest could not load selfheal's plugin: the test command replaces PYTHONPATH "
+                "inside a shell line. Drop PYTHONPATH from the command (selfheal puts the repo "
+                "and src/ on the path itself) or set it as a leading VAR=value.",
+                tail,
+            )  # fmt: skip
         if parsed is None:
             return TestReport(
                 CRASHED, result.returncode, {}, result.duration_s,

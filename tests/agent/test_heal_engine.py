@@ -211,3 +211,29 @@ def test_the_repos_own_venv_is_the_default_interpreter(make_repo, run_heal):
     assert result.python == str(repo / ".venv" / "bin" / "python")
     assert result.status == "healed"
     assert ".venv" not in result.patch
+
+
+@pytest.mark.slow
+def test_a_command_that_runs_pytest_from_a_subfolder(make_repo, run_heal):
+    repo = make_repo({
+        "shapes/__init__.py": "",
+        "shapes/rect.py": "def perimeter(w, h):\n    return 2 * (w + w)\n",
+        "tests/test_rect.py": '''
+            import unittest
+            from shapes.rect import perimeter
+
+            class RectTests(unittest.TestCase):
+                def test_square(self):
+                    self.assertEqual(perimeter(2, 2), 8)
+
+                def test_oblong(self):
+                    self.assertEqual(perimeter(3, 4), 14)
+            ''',
+    })
+    # pytest's rootdir is tests/ here, so its own node ids lack the folder; selfheal's ids
+    # are relative to the repo and work for targeted runs from the top.
+    result = run_heal(repo, test_command="cd tests && python -m pytest -q .")
+    assert result.failures_before == ["tests/test_rect.py::RectTests::test_oblong"]
+    assert result.status == "healed"
+    assert result.metrics.screener == "fork-worker"
+    assert "+    return 2 * (w + h)" in result.patch

@@ -55,3 +55,20 @@ def test_shell_syntax_runs_through_sh(tmp_path):
 def test_unusable_commands_are_rejected(tmp_path, text):
     with pytest.raises(TestCommandError):
         TestCommand.parse(text, PY, tmp_path)
+
+
+def test_a_pythonpath_of_the_command_joins_selfheals(tmp_path):
+    import sys
+
+    from selfheal.agent.testrun import TestRunner
+    from selfheal.sandbox import LocalSandbox
+
+    command = TestCommand.parse("PYTHONPATH=lib:/opt/extra DEBUG=1 pytest", sys.executable, tmp_path)
+    with LocalSandbox().start(tmp_path) as session:
+        env = TestRunner(session, command, sys.executable, timeout=10, test_timeout=5).base_env()
+    root = str(session.root)
+    assert env["PYTHONPATH"].split(":") == [
+        f"{root}/.selfheal-sandbox/runtime", root, f"{root}/lib", "/opt/extra",
+    ]
+    assert env["DEBUG"] == "1"
+    assert env["SELFHEAL_ROOT"] == root

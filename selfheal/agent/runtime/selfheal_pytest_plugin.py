@@ -5,7 +5,10 @@ files and plugins; it imports nothing but the standard library (and coverage.py 
 coverage), and it must never make a run fail that would pass without it. It does three things,
 each switched on by an environment variable:
 
-- always: records each test's exact node id as a JUnit property, so outcomes map back to ids;
+- always: records each test's id as a JUnit property, so outcomes map back to ids. The id is the
+  node id made relative to ``SELFHEAL_ROOT`` (the repo) instead of pytest's rootdir, so runs
+  started from different folders (``cd tests && pytest``) name a test the same way, and the id
+  works as a command-line argument from the repo's top;
 - ``SELFHEAL_TEST_TIMEOUT``: a per-test time limit (SIGALRM) so a hanging test becomes a failing
   test with a traceback that shows where it hung, instead of killing the whole run;
 - ``SELFHEAL_COVERAGE_OUT``: per-test line coverage of the files listed in
@@ -36,9 +39,22 @@ def _timeout_seconds() -> float:
         return 0.0
 
 
+def canonical_id(item) -> str:
+    """The node id with its file part relative to SELFHEAL_ROOT (pytest's own id otherwise)."""
+    root = os.environ.get("SELFHEAL_ROOT")
+    path = getattr(item, "path", None) or getattr(item, "fspath", None)
+    if not root or path is None:
+        return item.nodeid
+    relative = os.path.relpath(str(path), root).replace(os.sep, "/")
+    if relative.startswith(".."):
+        return item.nodeid
+    _, separator, rest = item.nodeid.partition("::")
+    return f"{relative}::{rest}" if separator else relative
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
-        item.user_properties.append((NODEID_PROPERTY, item.nodeid))
+        item.user_properties.append((NODEID_PROPERTY, canonical_id(item)))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -158,7 +174,7 @@ def pytest_configure(config):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     if _recorder is not None:
-        _recorder.begin(item.nodeid)
+        _recorder.begin(canonical_id(item))
     try:
         yield
     finally:

@@ -315,7 +315,9 @@ class _ScreenPlugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
-        items = {item.nodeid: item for item in session.items}
+        from selfheal_pytest_plugin import canonical_id
+
+        items = {canonical_id(item): item for item in session.items}
         _send({"event": "ready", "collected": sorted(items), "errors": self.errors})
         for line in _protocol_in:
             if not line.strip():
