@@ -145,12 +145,6 @@ class FunctionIndex:
                 best = (start, end, name)
         return best[2] if best else "<module>"
 
-    def span_of(self, name: str) -> tuple[int, int] | None:
-        for start, end, qualname in self._spans:
-            if qualname == name:
-                return start, end
-        return None
-
 
 def localize(
     *,

@@ -14,7 +14,6 @@ planted (an fsmonitor or textconv command) would otherwise be run by git on the 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -273,9 +272,6 @@ class Workspace:
             index.unlink(missing_ok=True)
         message = done.stderr.decode("utf-8", "replace").strip()
         return done.returncode == 0, message or "applies cleanly"
-
-    def fingerprint(self, relpath: str) -> str:
-        return hashlib.sha256(self.base_text(relpath).encode("utf-8")).hexdigest()
 
     def cleanup(self) -> None:
         shutil.rmtree(self.root.parent, ignore_errors=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +18,6 @@ class ScriptedModel:
     outputs: list[Reply | str]
     name: str = "scripted"
     calls: list[dict[str, Any]] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, texts: Iterable[str]) -> ScriptedModel:
-        return cls(outputs=list(texts))
 
     def complete(
         self,

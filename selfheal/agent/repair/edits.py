@@ -93,16 +93,6 @@ class SourceFile:
         text = self.line_text(lineno)
         return text[: len(text) - len(text.lstrip())]
 
-    def line_of_offset(self, offset: int) -> int:
-        low, high = 0, len(self.line_starts) - 1
-        while low < high:
-            mid = (low + high + 1) // 2
-            if self.line_starts[mid] <= offset:
-                low = mid
-            else:
-                high = mid - 1
-        return low + 1
-
 
 def apply_edits(sources: dict[str, str], edits: tuple[Edit, ...] | list[Edit]) -> dict[str, str]:
     """New text of every file the edits touch. Edits must not overlap."""
