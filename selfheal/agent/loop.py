@@ -39,7 +39,8 @@ from selfheal.agent.testcommand import TestCommand
 from selfheal.agent.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunner
 from selfheal.agent.verdict import Verdict, judge
 from selfheal.agent.workspace import Origin, Workspace
-from selfheal.sandbox import Sandbox, Session
+from selfheal.sandbox import Sandbox, SandboxInfo, Session
+from selfheal.sandbox.exceptions import SetupFailed
 
 MAX_ROUNDS = 3
 MAX_VALIDATIONS_PER_ROUND = 3
@@ -53,18 +54,41 @@ def heal(
 ) -> HealResult:
     started = time.monotonic()
     origin = Origin.inspect(config.repo)
-    python = resolve_python(config.python, origin.path)
+    # a local sandbox runs the tests on a host interpreter; a container brings its own
+    python = None if sandbox.interpreter_inside else resolve_python(config.python, origin.path)
     workspace = Workspace.create(origin)
-    session = sandbox.start(workspace.root, expose=interpreter_folders(python))
     try:
-        run = HealRun(config, workspace, session, events, strategy or SearchStrategy())
-        result = run.execute()
+        with stage(events, "sandbox", backend=type(sandbox).__name__) as info:
+            try:
+                session = sandbox.start(
+                    workspace.root, expose=interpreter_folders(python) if python else ()
+                )
+            except SetupFailed as exc:
+                info.update(error=str(exc))
+                result = _setup_failed(config, workspace, str(exc))
+                result.metrics.wall_s = time.monotonic() - started
+                return result
+            info.update(isolation=session.info.isolation, python=session.python or python)
+        try:
+            run = HealRun(config, workspace, session, events, strategy or SearchStrategy(),
+                          python=python or config.python or session.python)
+            result = run.execute()
+        finally:
+            session.close()
     finally:
-        session.close()
         if not config.keep_workspace:
             workspace.cleanup()
     result.metrics.wall_s = time.monotonic() - started
     return result
+
+
+def _setup_failed(config: HealConfig, workspace: Workspace, error: str) -> HealResult:
+    return HealResult(
+        status=ERROR, repo=str(workspace.origin.path), base_sha=workspace.base_sha,
+        test_command=config.test_command, provider=config.provider,
+        sandbox=SandboxInfo("docker", False, "container; the dependency setup failed"),
+        error=error, apply_root=str(workspace.toplevel), project_dir=workspace.origin.subdir,
+    )  # fmt: skip
 
 
 class HealRun:
@@ -75,17 +99,20 @@ class HealRun:
         session: Session,
         events: EventSink,
         strategy: RepairStrategy,
+        python: str | None = None,
     ) -> None:
         self.config = config
         self.workspace = workspace
         self.session = session
         self.events = events
         self.strategy = strategy
-        self.python = resolve_python(config.python, workspace.origin.path)
+        self.python = python or resolve_python(config.python, workspace.origin.path)
         self.command = TestCommand.parse(config.test_command, self.python, workspace.root)
         self.runner = TestRunner(
-            session, self.command, self.python, timeout=config.timeout, test_timeout=config.test_timeout
-        )
+            session, self.command, self.python, timeout=config.timeout,
+            test_timeout=config.test_timeout,
+            source_dirs=("src",) if any(f.startswith("src/") for f in workspace.files) else (),
+        )  # fmt: skip
         self.sources = {
             path: workspace.base_text(path)
             for path in source_files(workspace.files, config.protected, config.source)

@@ -103,8 +103,10 @@ class TestRunner:
         *,
         timeout: float,
         test_timeout: float,
+        source_dirs: tuple[str, ...] = (),
     ) -> None:
         self.session = session
+        self.source_dirs = source_dirs  # put on sys.path after the repo root, e.g. ("src",)
         self.command = command
         self.python = python
         self.timeout = timeout
@@ -119,8 +121,7 @@ class TestRunner:
         root = str(self.session.root)
         command_env = dict(self.command.env)
         paths = [str(self.session.root / RUNTIME_DIR), root]
-        if (self.session.root / "src").is_dir():
-            paths.append(os.path.join(root, "src"))
+        paths += [os.path.join(root, folder) for folder in self.source_dirs]
         # `PYTHONPATH=lib pytest`: the command's entries join selfheal's, relative to the repo
         paths += [
             entry if os.path.isabs(entry) else os.path.join(root, entry)

@@ -10,6 +10,7 @@ A failed or timed-out command is a value (`ExecResult`), never an exception: cal
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -26,6 +27,7 @@ class Limits:
     max_file_mb: int = 512
     cpu_seconds: int | None = None  # None: derived from each command's timeout
     output_bytes: int = DEFAULT_OUTPUT_LIMIT
+    cpus: float = float(min(2, os.cpu_count() or 1))  # the docker backend's CPU quota
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,9 @@ class Channel(Protocol):
 
 @runtime_checkable
 class Session(Protocol):
-    root: Path
+    root: Path  # the workspace as commands inside the sandbox see it
     info: SandboxInfo
+    python: str | None  # the interpreter the sandbox provides for the tests; None: the host's
 
     def run(
         self,
@@ -95,6 +98,8 @@ class Session(Protocol):
 
 @runtime_checkable
 class Sandbox(Protocol):
+    interpreter_inside: bool  # True: tests run on the sandbox's own Python, not the host's
+
     def start(self, workspace: Path, *, expose: tuple[Path, ...] = ()) -> Session:
         """One session on `workspace` (read-write). `expose`: host folders that commands need
         to read, such as the test interpreter's environment; a backend that brings its own

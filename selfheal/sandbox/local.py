@@ -49,6 +49,8 @@ def _count_user_processes(uid: int) -> int:
 class LocalSandbox:
     """`Sandbox` backend running commands as local subprocesses."""
 
+    interpreter_inside = False
+
     def __init__(
         self,
         limits: Limits | None = None,
@@ -85,6 +87,7 @@ class LocalSession:
         if not root.is_dir():
             raise NotADirectoryError(root)
         self.root = root
+        self.python: str | None = None  # the host's interpreter runs the tests
         self.limits = limits
         self._extra_env = extra_env
         self._home = root / STATE_DIR / "home"

@@ -1,0 +1,516 @@
+"""The docker backend: one locked-down container per heal, `exec` per command.
+
+    volume  selfheal-<id>  mounted at /sandbox:  workspace/ (the repo copy)  deps/ (a venv)
+    main container   network none, read-only root, tmpfs /tmp, uid 1000, no capabilities,
+                     no-new-privileges, memory / CPU / pids limits, docker's init as PID 1
+    setup container  same image and limits, but with the default network, run once before any
+                     repo code: installs the repo's dependencies into /sandbox/deps and exits
+
+Every command of the repo runs in the main container, which never had a network. Files travel
+through the API as tar archives (`put_archive` / `get_archive`), so nothing depends on host paths:
+inside a GitHub container action the sandbox is a sibling container and this still works.
+
+Containers and volumes carry labels with the owner (host and pid) and an expiry; a run killed
+before its `close()` leaves them behind, and the next start removes them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import posixpath
+import queue
+import socket
+import struct
+import tarfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from selfheal.sandbox.base import ExecResult, Limits, SandboxInfo
+from selfheal.sandbox.dependencies import SetupPlan, default_image, plan_setup
+from selfheal.sandbox.env import FIXED, is_secret_name
+from selfheal.sandbox.exceptions import SandboxUnavailable, SetupFailed
+from selfheal.sandbox.incontainer import KILLER, RUNNER
+from selfheal.sandbox.local import STATE_DIR
+from selfheal.sandbox.output import CappedBuffer
+
+MOUNT = "/sandbox"
+WORKSPACE = f"{MOUNT}/workspace"
+DEPS = f"{MOUNT}/deps"
+VENV = f"{DEPS}/venv"
+USER = "1000:1000"
+UID = 1000
+LABEL = "selfheal.sandbox"
+OWNER_LABEL = "selfheal.owner"
+EXPIRES_LABEL = "selfheal.expires"
+CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+GRACE_S = 10.0
+
+
+def docker_client(timeout: float = 60) -> Any:
+    """A client for the engine DOCKER_HOST names (or the local socket); raises if none answers."""
+    try:
+        import docker
+    except ImportError as exc:
+        raise SandboxUnavailable("the docker Python package is not installed") from exc
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+    except Exception as exc:  # noqa: BLE001 - any failure here means "no engine answers"
+        where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+        raise SandboxUnavailable(f"no Docker engine answers at {where}: {exc}") from exc
+    return client
+
+
+def engine_answers() -> bool:
+    try:
+        docker_client(timeout=5)
+    except SandboxUnavailable:
+        return False
+    return True
+
+
+def remove_leftovers(client: Any) -> list[str]:
+    """Remove containers and volumes of selfheal runs that died without cleaning up."""
+    removed = []
+    host = socket.gethostname()
+    now = time.time()
+    for kind, items in (
+        ("container", client.containers.list(all=True, filters={"label": LABEL})),
+        ("volume", client.volumes.list(filters={"label": LABEL})),
+    ):
+        for item in items:
+            labels = (item.attrs.get("Config") or {}).get("Labels") if kind == "container" \
+                else item.attrs.get("Labels")
+            if _abandoned(labels or {}, host, now):
+                with contextlib.suppress(Exception):
+                    item.remove(force=True)
+                    removed.append(item.name)
+    return removed
+
+
+def _abandoned(labels: dict[str, str], host: str, now: float) -> bool:
+    owner_host, _, owner_pid = labels.get(OWNER_LABEL, "").rpartition(":")
+    if owner_host == host and owner_pid.isdigit() and not Path(f"/proc/{owner_pid}").exists():
+        return True
+    try:
+        return float(labels.get(EXPIRES_LABEL, "inf")) < now
+    except ValueError:
+        return False
+
+
+class DockerSandbox:
+    """`Sandbox` backend running every command in one locked-down container per heal."""
+
+    interpreter_inside = True
+
+    def __init__(
+        self,
+        image: str | None = None,
+        limits: Limits | None = None,
+        *,
+        setup_command: str | None = None,
+        ca_bundle: str | None = None,
+        setup_timeout: float = 900.0,
+        lifetime_s: float = 6 * 3600,
+        client: Any = None,
+    ) -> None:
+        self.image = image
+        self.limits = limits or Limits()
+        self.setup_command = setup_command
+        self.ca_bundle = ca_bundle
+        self.setup_timeout = setup_timeout
+        self.lifetime_s = lifetime_s
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = docker_client()
+        return self._client
+
+    def image_for(self, workspace: Path) -> str:
+        return self.image or default_image(workspace)
+
+    def ensure_image(self, image: str) -> None:
+        import docker.errors
+
+        try:
+            self.client.images.get(image)
+            return
+        except docker.errors.ImageNotFound:
+            pass
+        except docker.errors.APIError as exc:
+            raise SandboxUnavailable(f"cannot inspect image {image}: {exc}") from exc
+        repository, _, tag = image.rpartition(":") if ":" in image.split("/")[-1] else (image, "", "")
+        try:
+            self.client.images.pull(repository or image, tag=tag or None)
+        except docker.errors.APIError as exc:
+            raise SandboxUnavailable(f"image {image} is not here and could not be pulled: {exc}") from exc
+
+    def start(self, workspace: Path, *, expose: tuple[Path, ...] = ()) -> DockerSession:
+        workspace = Path(workspace)
+        image = self.image_for(workspace)
+        remove_leftovers(self.client)
+        self.ensure_image(image)
+        return DockerSession(self, workspace, image)
+
+
+class DockerSession:
+    def __init__(self, sandbox: DockerSandbox, workspace: Path, image: str) -> None:
+        self.sandbox = sandbox
+        self.client = sandbox.client
+        self.limits = sandbox.limits
+        self.image = image
+        self.root = Path(WORKSPACE)
+        self.python: str | None = None
+        self._channels: list[DockerChannel] = []
+        name = f"selfheal-{uuid.uuid4().hex[:12]}"
+        self._labels = {
+            LABEL: "1",
+            OWNER_LABEL: f"{socket.gethostname()}:{os.getpid()}",
+            EXPIRES_LABEL: str(int(time.time() + sandbox.lifetime_s)),
+        }
+        self.volume = self.client.volumes.create(name=name, labels=self._labels)
+        self.container = None
+        try:
+            self.container = self.client.containers.create(
+                image, command=["sleep", "infinity"], name=name, network_mode="none",
+                **self._locked_down(),
+            )  # fmt: skip
+            self._put(self._archive_of(workspace))
+            self.container.start()
+            self.python = self._setup(workspace)
+        except BaseException:
+            self.close()
+            raise
+        self.info = SandboxInfo(
+            backend="docker",
+            network=False,
+            isolation=(
+                f"container {image}: no network, read-only root, tmpfs /tmp, uid 1000, all "
+                f"capabilities dropped, no-new-privileges, {self.limits.memory_mb} MiB memory, "
+                f"{self.limits.max_processes} processes, {self.limits.cpus:g} CPUs"
+            ),
+        )
+
+    # -- container set-up -----------------------------------------------------------------
+    def _locked_down(self) -> dict[str, Any]:
+        memory = f"{self.limits.memory_mb}m"
+        return {
+            "user": USER,
+            "read_only": True,
+            "tmpfs": {"/tmp": "rw,nosuid,nodev,size=512m"},
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "mem_limit": memory,
+            "memswap_limit": memory,
+            "pids_limit": self.limits.max_processes,
+            "nano_cpus": int(self.limits.cpus * 1e9),
+            "init": True,
+            "labels": self._labels,
+            "volumes": {self.volume.name: {"bind": MOUNT, "mode": "rw"}},
+            "environment": {"PATH": CONTAINER_PATH, "HOME": "/tmp", **FIXED},
+        }
+
+    @staticmethod
+    def _archive_of(workspace: Path) -> bytes:
+        """The workspace as a tar for /sandbox: owned by the sandbox user, .git left out."""
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            for folder in ("workspace", "deps"):
+                tar.addfile(_dir_entry(folder))
+
+            def owned(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+                parts = Path(info.name).parts
+                if len(parts) > 1 and parts[1] in (".git", STATE_DIR):
+                    return None
+                info.uid = info.gid = UID
+                info.uname = info.gname = ""
+                return info
+
+            for child in sorted(workspace.iterdir()):
+                tar.add(str(child), arcname=f"workspace/{child.name}", filter=owned)
+        return buffer.getvalue()
+
+    def _put(self, data: bytes, path: str = MOUNT) -> None:
+        if not self.container.put_archive(path, data):
+            raise OSError(f"could not copy files into the sandbox at {path}")
+
+    def _setup(self, workspace: Path) -> str:
+        """Install the repo's dependencies once, with network, in a separate container."""
+        plan = plan_setup(workspace)
+        probe = self.run(["python3", "-c", "import pytest, coverage"], timeout=60)
+        if probe.returncode == 127:
+            raise SetupFailed(f"image {self.image} has no python3")
+        needs_tools = probe.returncode != 0
+        if plan.empty and not needs_tools and not self.sandbox.setup_command:
+            return "python3"
+        script = self._setup_script(plan, needs_tools)
+        environment = {"PATH": f"{VENV}/bin:{CONTAINER_PATH}", "HOME": "/tmp", "VIRTUAL_ENV": VENV,
+                       **FIXED}
+        if self.sandbox.ca_bundle:
+            self._put(_file_archive("ca-bundle.pem", Path(self.sandbox.ca_bundle).read_bytes()))
+            environment.update(PIP_CERT=f"{MOUNT}/ca-bundle.pem",
+                               SSL_CERT_FILE=f"{MOUNT}/ca-bundle.pem",
+                               REQUESTS_CA_BUNDLE=f"{MOUNT}/ca-bundle.pem")
+        setup = self.client.containers.run(
+            self.image, command=["sh", "-c", script], detach=True,
+            name=f"{self.container.name}-setup", working_dir=WORKSPACE,
+            **{**self._locked_down(), "environment": environment},
+        )  # fmt: skip
+        try:
+            try:
+                status = setup.wait(timeout=self.sandbox.setup_timeout)
+            except Exception as exc:  # noqa: BLE001 - the engine's timeout error types vary
+                raise SetupFailed(
+                    f"dependency setup did not finish in {self.sandbox.setup_timeout:g}s"
+                ) from exc
+            logs = setup.logs().decode("utf-8", "replace")
+            if status.get("StatusCode") != 0:
+                tail = "\n".join(logs.strip().splitlines()[-12:])
+                raise SetupFailed(f"dependency setup failed ({script}):\n{tail}")
+        finally:
+            with contextlib.suppress(Exception):
+                setup.remove(force=True)
+        return f"{VENV}/bin/python"
+
+    def _setup_script(self, plan: SetupPlan, needs_tools: bool) -> str:
+        import shlex
+
+        steps = [f"python3 -m venv --system-site-packages {VENV}"]
+        if self.sandbox.setup_command:
+            steps.append(self.sandbox.setup_command)
+        else:
+            args = plan.pip_arguments() + (["pytest", "coverage"] if needs_tools else [])
+            if plan.install_project:
+                # build from a copy so the workspace gets no build/ or *.egg-info
+                steps.append(f"cp -r {WORKSPACE} /tmp/project && cd /tmp/project")
+            steps.append(f"{VENV}/bin/python -m pip install --no-input "
+                         + " ".join(shlex.quote(a) for a in args))
+        return " && ".join(steps)
+
+    # -- commands -------------------------------------------------------------------------
+    def _environment(self, env: dict[str, str] | None) -> dict[str, str]:
+        home, tmp = f"{WORKSPACE}/{STATE_DIR}/home", f"{WORKSPACE}/{STATE_DIR}/tmp"
+        base = {"PATH": CONTAINER_PATH, "LANG": "C.UTF-8", **FIXED}
+        merged = {**base, **(env or {}), "HOME": home, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
+        return {k: v for k, v in merged.items() if not is_secret_name(k)}
+
+    def _workdir(self, cwd: str | None) -> str:
+        normal = posixpath.normpath(posixpath.join(WORKSPACE, cwd or "."))
+        if normal != WORKSPACE and not normal.startswith(WORKSPACE + "/"):
+            raise ValueError(f"path escapes the workspace: {cwd}")
+        return normal
+
+    def _ensure_state_dirs(self) -> None:
+        if not getattr(self, "_state_ready", False):
+            self._put(_dirs_archive([f"workspace/{STATE_DIR}", f"workspace/{STATE_DIR}/home",
+                                     f"workspace/{STATE_DIR}/tmp"]))
+            self._state_ready = True
+
+    def run(self, argv: list[str], *, timeout: float, env: dict[str, str] | None = None,
+            cwd: str | None = None) -> ExecResult:
+        started = time.monotonic()
+        if not argv:
+            return ExecResult(127, "", "selfheal: empty command", 0.0)
+        self._ensure_state_dirs()
+        marker = uuid.uuid4().hex
+        api = self.client.api
+        exec_id = api.exec_create(
+            self.container.id, ["python3", "-c", RUNNER, f"{timeout:g}", marker, *argv],
+            environment=self._environment(env), workdir=self._workdir(cwd), user=USER,
+            stdout=True, stderr=True, stdin=False,
+        )["Id"]  # fmt: skip
+        out, err = CappedBuffer(self.limits.output_bytes), CappedBuffer(self.limits.output_bytes)
+        stream = api.exec_start(exec_id, stream=True, demux=True)
+
+        def pump() -> None:
+            with contextlib.suppress(Exception):
+                for chunk_out, chunk_err in stream:
+                    if chunk_out:
+                        out.feed(chunk_out)
+                    if chunk_err:
+                        err.feed(chunk_err)
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        reader.join(timeout + GRACE_S if timeout > 0 else None)
+        if reader.is_alive():  # the in-container runner did not end it: end it from here
+            self._kill(marker)
+            reader.join(GRACE_S)
+        code = api.exec_inspect(exec_id).get("ExitCode")
+        duration = time.monotonic() - started
+        timed_out = timeout > 0 and code == 137 and duration >= timeout
+        return ExecResult(
+            returncode=-9 if timed_out else (code if code is not None else -1),
+            stdout=out.text(), stderr=err.text(), duration_s=duration, timed_out=timed_out,
+            truncated=out.truncated or err.truncated, argv=tuple(argv),
+        )  # fmt: skip
+
+    def _kill(self, marker: str) -> None:
+        with contextlib.suppress(Exception):
+            exec_id = self.client.api.exec_create(self.container.id, ["python3", "-c", KILLER, marker],
+                                                  user=USER)["Id"]
+            self.client.api.exec_start(exec_id)
+
+    def open_channel(self, argv: list[str], *, env: dict[str, str] | None = None) -> DockerChannel:
+        self._ensure_state_dirs()
+        marker = uuid.uuid4().hex
+        exec_id = self.client.api.exec_create(
+            self.container.id, ["python3", "-c", RUNNER, "0", marker, *argv],
+            environment=self._environment(env), workdir=WORKSPACE, user=USER,
+            stdout=True, stderr=True, stdin=True,
+        )["Id"]  # fmt: skip
+        sock = self.client.api.exec_start(exec_id, socket=True)
+        channel = DockerChannel(self, sock, marker, self.limits.output_bytes)
+        self._channels.append(channel)
+        return channel
+
+    # -- files ----------------------------------------------------------------------------
+    def _member(self, relpath: str) -> str:
+        normal = posixpath.normpath(relpath)
+        if normal.startswith("..") or posixpath.isabs(normal) or normal in (".", ""):
+            raise ValueError(f"path escapes the workspace: {relpath}")
+        return normal
+
+    def write_file(self, relpath: str, content: str | bytes) -> None:
+        member = self._member(relpath)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        parents = [posixpath.join("workspace", *member.split("/")[:i])
+                   for i in range(1, member.count("/") + 1)]
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            for folder in parents:
+                tar.addfile(_dir_entry(folder))
+            info = tarfile.TarInfo(f"workspace/{member}")
+            info.size, info.uid, info.gid, info.mode = len(data), UID, UID, 0o644
+            tar.addfile(info, io.BytesIO(data))
+        self._put(buffer.getvalue())
+
+    def read_file(self, relpath: str) -> bytes | None:
+        import docker.errors
+
+        member = self._member(relpath)
+        try:
+            chunks, _ = self.container.get_archive(f"{WORKSPACE}/{member}")
+            raw = b"".join(chunks)
+        except docker.errors.NotFound:
+            return None
+        with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+            entry = tar.next()
+            if entry is None or not entry.isfile():
+                return None  # a folder, or a symlink the sandbox planted
+            handle = tar.extractfile(entry)
+            return handle.read() if handle else None
+
+    def close(self) -> None:
+        for channel in self._channels:
+            channel.close()
+        self._channels.clear()
+        if self.container is not None:
+            with contextlib.suppress(Exception):
+                self.container.remove(force=True)
+            self.container = None
+        with contextlib.suppress(Exception):
+            self.volume.remove(force=True)
+
+    def __enter__(self) -> DockerSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _dir_entry(name: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o755, UID, UID
+    return info
+
+
+def _dirs_archive(names: list[str]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name in names:
+            tar.addfile(_dir_entry(name))
+    return buffer.getvalue()
+
+
+def _file_archive(name: str, data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        info = tarfile.TarInfo(name)
+        info.size, info.uid, info.gid, info.mode = len(data), UID, UID, 0o644
+        tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+class DockerChannel:
+    """A long-lived exec (the screening worker) spoken to over the exec's attached socket."""
+
+    def __init__(self, session: DockerSession, sock: Any, marker: str, limit: int) -> None:
+        self._session = session
+        self._sock = sock
+        self._raw = getattr(sock, "_sock", sock)
+        self._marker = marker
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr = CappedBuffer(limit)
+        self._closed = False
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        """Demultiplex docker's stream frames: 8-byte header (stream, size), then payload."""
+        pending = b""
+        try:
+            while True:
+                header = self._recv_exact(8)
+                if header is None:
+                    break
+                kind, size = header[0], struct.unpack(">I", header[4:])[0]
+                payload = self._recv_exact(size) or b""
+                if kind == 2:
+                    self._stderr.feed(payload)
+                    continue
+                pending += payload
+                while b"\n" in pending:
+                    line, pending = pending.split(b"\n", 1)
+                    self._lines.put(line.decode("utf-8", "replace"))
+        except OSError:
+            pass
+        self._lines.put(None)
+
+    def _recv_exact(self, size: int) -> bytes | None:
+        data = b""
+        while len(data) < size:
+            chunk = self._raw.recv(size - len(data))
+            if not chunk:
+                return None
+            data += chunk
+        return data
+
+    def send(self, line: str) -> None:
+        with contextlib.suppress(OSError):
+            self._raw.sendall(line.encode("utf-8") + b"\n")
+
+    def receive(self, timeout: float) -> str | None:
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if line is None:
+            self._lines.put(None)
+        return line
+
+    def close(self) -> str:
+        if not self._closed:
+            self._closed = True
+            self._session._kill(self._marker)
+            with contextlib.suppress(OSError):
+                self._raw.close()
+            self._reader.join(timeout=5)
+        return self._stderr.text()
