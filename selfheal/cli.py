@@ -22,7 +22,9 @@ from selfheal.agent.outputs import OUTPUT_FILES, default_out_dir, write_outputs
 from selfheal.agent.result import HEALED, NOTHING_TO_HEAL, HealResult
 from selfheal.agent.workspace import apply_to_origin
 from selfheal.progress import ProgressDisplay
-from selfheal.sandbox import Limits, LocalSandbox
+from selfheal.sandbox import Limits
+from selfheal.sandbox.exceptions import SandboxUnavailable
+from selfheal.sandbox.select import choose_sandbox
 
 EXIT_OK, EXIT_NOT_HEALED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -83,6 +85,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print report.json to stdout instead of a summary"
     )
     heal_cmd.add_argument(
+        "--sandbox",
+        choices=("auto", "docker", "local"),
+        help="where the repo's code runs: docker (a locked-down container), local (subprocesses, "
+        "bubblewrap where available), or auto: docker when an engine answers (default)",
+    )
+    heal_cmd.add_argument(
+        "--sandbox-image",
+        metavar="IMAGE",
+        help="container image for the docker sandbox (default: python:<version>-slim matching "
+        "the repo's requires-python)",
+    )
+    heal_cmd.add_argument(
+        "--setup-command",
+        metavar="CMD",
+        help="docker sandbox: command that installs the repo's dependencies into the sandbox's "
+        "venv, with network, before any test runs (default: from requirements files/pyproject)",
+    )
+    heal_cmd.add_argument(
+        "--sandbox-ca-bundle",
+        metavar="FILE",
+        help="extra CA bundle for the setup step's downloads (behind a TLS-inspecting proxy)",
+    )
+    heal_cmd.add_argument(
         "--no-namespaces", action="store_true", help="do not use bubblewrap namespaces even where available"
     )
     heal_cmd.add_argument(
@@ -111,18 +136,28 @@ def run_heal(args: argparse.Namespace) -> int:
             "timeout": args.timeout, "test_timeout": args.test_timeout, "seed": args.seed,
             "python": args.python, "namespaces": False if args.no_namespaces else None,
             "keep_workspace": args.keep_workspace or None,
+            "sandbox": args.sandbox, "sandbox_image": args.sandbox_image,
+            "setup_command": args.setup_command, "sandbox_ca_bundle": args.sandbox_ca_bundle,
         })  # fmt: skip
     except ConfigError as exc:
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
 
-    sandbox = LocalSandbox(
-        Limits(memory_mb=config.memory_mb, max_processes=config.max_processes),
-        namespaces=config.namespaces,
-    )
+    if config.sandbox_ca_bundle and not Path(config.sandbox_ca_bundle).is_file():
+        return _fail(
+            f"selfheal: --sandbox-ca-bundle {config.sandbox_ca_bundle}: no such file", EXIT_BAD_INPUT
+        )
+    limits = Limits(memory_mb=config.memory_mb, max_processes=config.max_processes, cpus=config.cpus)
     trace = Trace()
     try:
+        sandbox, sandbox_note = choose_sandbox(
+            config.sandbox, repo, limits=limits, namespaces=config.namespaces,
+            image=config.sandbox_image, setup_command=config.setup_command,
+            ca_bundle=config.sandbox_ca_bundle,
+        )  # fmt: skip
         with ProgressDisplay() as progress:
             result = heal(config, sandbox, Fanout(trace, progress))
+    except SandboxUnavailable as exc:
+        return _fail(f"selfheal: --sandbox {config.sandbox}: {exc}", EXIT_BAD_INPUT)
     except ConfigError as exc:
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
     except SelfhealError as exc:
@@ -136,6 +171,8 @@ def run_heal(args: argparse.Namespace) -> int:
             f"selfheal: internal error: {exc!r} (set SELFHEAL_DEBUG=1 for the traceback)", EXIT_NOT_HEALED
         )
 
+    if sandbox_note:
+        result.notes.append(sandbox_note)
     out_dir = (config.out_dir or default_out_dir(Path.cwd())).resolve()
     report = write_outputs(result, trace, out_dir)
     applied = _apply(config, result) if config.apply else None

@@ -56,7 +56,8 @@ def _run_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def heal_cli(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    code = main(["heal", *(str(a) for a in args)])
+    # the CLI's own behaviour, on the local backend; the docker backend has tests of its own
+    code = main(["heal", *(str(a) for a in args), "--sandbox", "local"])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -268,7 +269,8 @@ def test_installed_console_script_heals_a_repo(make_repo, tmp_path):
     script = Path(sys.executable).parent / "selfheal"
     assert script.is_file(), "the selfheal console script is not installed next to this Python"
 
-    done = subprocess.run([str(script), "heal", str(repo), "--out", str(tmp_path / "out")],
+    done = subprocess.run([str(script), "heal", str(repo), "--out", str(tmp_path / "out"),
+                           "--sandbox", "local"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
 
     assert done.returncode == 0, done.stderr

@@ -61,14 +61,27 @@ class HealConfig:
     max_processes: int = 256
     namespaces: bool = True
     provider: str = "none"
+    sandbox: str = "auto"  # auto | docker | local
+    sandbox_image: str | None = None
+    setup_command: str | None = None
+    sandbox_ca_bundle: str | None = None
+    cpus: float = 2.0
     keep_workspace: bool = False
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 _INT_KEYS = {"max_candidates", "seed", "flake_reruns", "memory_mb", "max_processes"}
-_FLOAT_KEYS = {"timeout", "test_timeout", "max_minutes"}
+_FLOAT_KEYS = {"timeout", "test_timeout", "max_minutes", "cpus"}
 _TUPLE_KEYS = {"source", "protected"}
-_STR_KEYS = {"test_command", "python", "provider"}
+_STR_KEYS = {
+    "test_command",
+    "python",
+    "provider",
+    "sandbox",
+    "sandbox_image",
+    "setup_command",
+    "sandbox_ca_bundle",
+}
 _FILE_KEYS = _INT_KEYS | _FLOAT_KEYS | _TUPLE_KEYS | _STR_KEYS | {"namespaces"}
 
 
@@ -143,6 +156,11 @@ def _validate(config: HealConfig) -> None:
         (bool(config.test_command.strip()), "the test command is empty"),
         (config.memory_mb >= 128, "memory-mb must be at least 128"),
         (config.max_processes >= 8, "max-processes must be at least 8"),
+        (config.cpus > 0, "cpus must be positive"),
+        (
+            config.sandbox in ("auto", "docker", "local"),
+            f"unknown sandbox {config.sandbox!r}; choose auto, docker or local",
+        ),
     ]
     for ok, message in checks:
         if not ok:

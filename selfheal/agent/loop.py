@@ -60,9 +60,7 @@ def heal(
     try:
         with stage(events, "sandbox", backend=type(sandbox).__name__) as info:
             try:
-                session = sandbox.start(
-                    workspace.root, expose=interpreter_folders(python) if python else ()
-                )
+                session = sandbox.start(workspace.root, expose=interpreter_folders(python) if python else ())
             except SetupFailed as exc:
                 info.update(error=str(exc))
                 result = _setup_failed(config, workspace, str(exc))
@@ -70,8 +68,14 @@ def heal(
                 return result
             info.update(isolation=session.info.isolation, python=session.python or python)
         try:
-            run = HealRun(config, workspace, session, events, strategy or SearchStrategy(),
-                          python=python or config.python or session.python)
+            run = HealRun(
+                config,
+                workspace,
+                session,
+                events,
+                strategy or SearchStrategy(),
+                python=python or config.python or session.python,
+            )
             result = run.execute()
         finally:
             session.close()

@@ -60,7 +60,7 @@ def docker_client(timeout: float = 60) -> Any:
     try:
         client = docker.from_env(timeout=timeout)
         client.ping()
-    except Exception as exc:  # noqa: BLE001 - any failure here means "no engine answers"
+    except Exception as exc:  # any failure here means "no engine answers"
         where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
         raise SandboxUnavailable(f"no Docker engine answers at {where}: {exc}") from exc
     return client
@@ -84,8 +84,11 @@ def remove_leftovers(client: Any) -> list[str]:
         ("volume", client.volumes.list(filters={"label": LABEL})),
     ):
         for item in items:
-            labels = (item.attrs.get("Config") or {}).get("Labels") if kind == "container" \
+            labels = (
+                (item.attrs.get("Config") or {}).get("Labels")
+                if kind == "container"
                 else item.attrs.get("Labels")
+            )
             if _abandoned(labels or {}, host, now):
                 with contextlib.suppress(Exception):
                     item.remove(force=True)
@@ -251,13 +254,14 @@ class DockerSession:
         if plan.empty and not needs_tools and not self.sandbox.setup_command:
             return "python3"
         script = self._setup_script(plan, needs_tools)
-        environment = {"PATH": f"{VENV}/bin:{CONTAINER_PATH}", "HOME": "/tmp", "VIRTUAL_ENV": VENV,
-                       **FIXED}
+        environment = {"PATH": f"{VENV}/bin:{CONTAINER_PATH}", "HOME": "/tmp", "VIRTUAL_ENV": VENV, **FIXED}
         if self.sandbox.ca_bundle:
             self._put(_file_archive("ca-bundle.pem", Path(self.sandbox.ca_bundle).read_bytes()))
-            environment.update(PIP_CERT=f"{MOUNT}/ca-bundle.pem",
-                               SSL_CERT_FILE=f"{MOUNT}/ca-bundle.pem",
-                               REQUESTS_CA_BUNDLE=f"{MOUNT}/ca-bundle.pem")
+            environment.update(
+                PIP_CERT=f"{MOUNT}/ca-bundle.pem",
+                SSL_CERT_FILE=f"{MOUNT}/ca-bundle.pem",
+                REQUESTS_CA_BUNDLE=f"{MOUNT}/ca-bundle.pem",
+            )
         setup = self.client.containers.run(
             self.image, command=["sh", "-c", script], detach=True,
             name=f"{self.container.name}-setup", working_dir=WORKSPACE,
@@ -266,7 +270,7 @@ class DockerSession:
         try:
             try:
                 status = setup.wait(timeout=self.sandbox.setup_timeout)
-            except Exception as exc:  # noqa: BLE001 - the engine's timeout error types vary
+            except Exception as exc:  # the engine's timeout error types vary
                 raise SetupFailed(
                     f"dependency setup did not finish in {self.sandbox.setup_timeout:g}s"
                 ) from exc
@@ -290,8 +294,9 @@ class DockerSession:
             if plan.install_project:
                 # build from a copy so the workspace gets no build/ or *.egg-info
                 steps.append(f"cp -r {WORKSPACE} /tmp/project && cd /tmp/project")
-            steps.append(f"{VENV}/bin/python -m pip install --no-input "
-                         + " ".join(shlex.quote(a) for a in args))
+            steps.append(
+                f"{VENV}/bin/python -m pip install --no-input " + " ".join(shlex.quote(a) for a in args)
+            )
         return " && ".join(steps)
 
     # -- commands -------------------------------------------------------------------------
@@ -309,12 +314,16 @@ class DockerSession:
 
     def _ensure_state_dirs(self) -> None:
         if not getattr(self, "_state_ready", False):
-            self._put(_dirs_archive([f"workspace/{STATE_DIR}", f"workspace/{STATE_DIR}/home",
-                                     f"workspace/{STATE_DIR}/tmp"]))
+            self._put(
+                _dirs_archive(
+                    [f"workspace/{STATE_DIR}", f"workspace/{STATE_DIR}/home", f"workspace/{STATE_DIR}/tmp"]
+                )
+            )
             self._state_ready = True
 
-    def run(self, argv: list[str], *, timeout: float, env: dict[str, str] | None = None,
-            cwd: str | None = None) -> ExecResult:
+    def run(
+        self, argv: list[str], *, timeout: float, env: dict[str, str] | None = None, cwd: str | None = None
+    ) -> ExecResult:
         started = time.monotonic()
         if not argv:
             return ExecResult(127, "", "selfheal: empty command", 0.0)
@@ -354,8 +363,9 @@ class DockerSession:
 
     def _kill(self, marker: str) -> None:
         with contextlib.suppress(Exception):
-            exec_id = self.client.api.exec_create(self.container.id, ["python3", "-c", KILLER, marker],
-                                                  user=USER)["Id"]
+            exec_id = self.client.api.exec_create(
+                self.container.id, ["python3", "-c", KILLER, marker], user=USER
+            )["Id"]
             self.client.api.exec_start(exec_id)
 
     def open_channel(self, argv: list[str], *, env: dict[str, str] | None = None) -> DockerChannel:
@@ -381,8 +391,9 @@ class DockerSession:
     def write_file(self, relpath: str, content: str | bytes) -> None:
         member = self._member(relpath)
         data = content.encode("utf-8") if isinstance(content, str) else content
-        parents = [posixpath.join("workspace", *member.split("/")[:i])
-                   for i in range(1, member.count("/") + 1)]
+        parents = [
+            posixpath.join("workspace", *member.split("/")[:i]) for i in range(1, member.count("/") + 1)
+        ]
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w") as tar:
             for folder in parents:

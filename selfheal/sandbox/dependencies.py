@@ -92,9 +92,7 @@ def python_version_for(workspace: Path) -> str:
     if not pyproject.is_file():
         return DEFAULT_PYTHON
     try:
-        spec = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get(
-            "requires-python"
-        )
+        spec = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("requires-python")
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return DEFAULT_PYTHON
     if not spec:

@@ -10,7 +10,7 @@ RUNNER  `RUNNER TIMEOUT MARKER ARGV...`: runs ARGV in a new session with `SELFHE
 KILLER  `KILLER MARKER`: kills every process carrying the marker.
 """
 
-KILL_MARKED = r'''
+KILL_MARKED = r"""
 import os, signal
 def kill_marked(marker, spare=()):
     needle = ("SELFHEAL_RUN=" + marker).encode()
@@ -29,9 +29,11 @@ def kill_marked(marker, spare=()):
                 pass
         if not found:
             return
-'''
+"""
 
-RUNNER = KILL_MARKED + r'''
+RUNNER = (
+    KILL_MARKED
+    + r"""
 import subprocess, sys
 timeout, marker, argv = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
 os.environ["SELFHEAL_RUN"] = marker
@@ -57,9 +59,13 @@ if code is None:
     sys.stderr.write("selfheal: killed after %gs\n" % timeout)
     sys.exit(137)
 sys.exit(code if code >= 0 else 128 - code)
-'''
+"""
+)
 
-KILLER = KILL_MARKED + r'''
+KILLER = (
+    KILL_MARKED
+    + r"""
 import sys
 kill_marked(sys.argv[1], spare=(os.getpid(),))
-'''
+"""
+)

@@ -37,8 +37,7 @@ def choose_sandbox(
         if kind == "docker":
             raise
         return local, f"local sandbox: {exc}"
-    docker = DockerSandbox(image, limits, setup_command=setup_command, ca_bundle=ca_bundle,
-                           client=client)
+    docker = DockerSandbox(image, limits, setup_command=setup_command, ca_bundle=ca_bundle, client=client)
     try:
         docker.ensure_image(docker.image_for(repo))
     except SandboxUnavailable as exc:

@@ -107,7 +107,8 @@ def heal_of(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Run]:
             git(repo, "add", "-A")
             git(repo, "commit", "-q", "-m", "initial")
             out = root / "out"
-            code = main(["heal", str(repo), "--out", str(out), *FLAGS.get(status, [])])
+            code = main(["heal", str(repo), "--out", str(out), "--sandbox", "local",
+                         *FLAGS.get(status, [])])
             report = json.loads((out / "report.json").read_text(encoding="utf-8"))
             runs[status] = Run(code, repo, out, report)
         return runs[status]
