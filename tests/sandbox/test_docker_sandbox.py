@@ -1,0 +1,364 @@
+"""The docker backend against a real engine: the escape corpus, leftovers, dependency setup.
+
+Needs a Docker engine and the sandbox image (`docker/build-base-image.sh`; `.ci/run` starts the
+engine and builds the image). Where no engine answers, every test here is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from selfheal.sandbox import Limits
+from selfheal.sandbox.container import LABEL, DockerSandbox, DockerSession, docker_client
+from selfheal.sandbox.exceptions import SandboxUnavailable, SetupFailed
+
+IMAGE = os.environ.get("SELFHEAL_TEST_IMAGE", "selfheal-sandbox:bookworm")
+
+
+def _client_or_reason():
+    try:
+        client = docker_client(timeout=10)
+    except SandboxUnavailable as exc:
+        return None, f"no Docker engine: {exc}"
+    try:
+        client.images.get(IMAGE)
+    except Exception:
+        return None, f"image {IMAGE} missing: build it with docker/build-base-image.sh"
+    return client, ""
+
+
+CLIENT, REASON = _client_or_reason()
+pytestmark = pytest.mark.skipif(CLIENT is None, reason=REASON)
+
+
+def ours() -> dict[str, list[str]]:
+    return {
+        "containers": [c.name for c in CLIENT.containers.list(all=True, filters={"label": LABEL})],
+        "volumes": [v.name for v in CLIENT.volumes.list(filters={"label": LABEL})],
+        "networks": [n.name for n in CLIENT.networks.list(filters={"label": LABEL})],
+    }
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory) -> Iterator[DockerSession]:
+    workspace = tmp_path_factory.mktemp("ws")
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "mod.py").write_text("VALUE = 1\n")
+    sandbox = DockerSandbox(IMAGE, Limits(memory_mb=512, max_processes=64, cpus=1.0))
+    opened = sandbox.start(workspace)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def py(session: DockerSession, code: str, timeout: float = 20, **kwargs):
+    return session.run(["python3", "-c", code], timeout=timeout, **kwargs)
+
+
+SCAN = """
+import os, sys
+needle, spare = sys.argv[1].encode(), {os.getpid(), os.getppid()}
+for pid in os.listdir('/proc'):
+    if pid.isdigit() and int(pid) not in spare:
+        try:
+            if needle in open('/proc/%s/cmdline' % pid, 'rb').read():
+                print(pid)
+        except OSError:
+            pass
+"""
+
+
+def marked_processes(session: DockerSession, marker: str) -> list[str]:
+    """Processes in the container whose command line carries `marker` (the scan excluded)."""
+    return session.run(["python3", "-c", SCAN, marker], timeout=20).stdout.split()
+
+
+@pytest.fixture
+def host_server() -> Iterator[tuple[list[str], int, list[int]]]:
+    """A TCP server on the host's loopback and on every host address, counting connections."""
+    hits: list[int] = []
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", 0))
+    server.listen(8)
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                hits.append(1)
+                conn.close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    config = CLIENT.networks.get("bridge").attrs["IPAM"]["Config"][0]
+    # the engine omits the gateway when it is the subnet's first address
+    gateway = config.get("Gateway") or config["Subnet"].rsplit(".", 2)[0] + ".0.1"
+    try:
+        yield ["127.0.0.1", gateway, "host.docker.internal"], server.getsockname()[1], hits
+    finally:
+        stop.set()
+        thread.join(2)
+        server.close()
+
+
+CONNECT = """
+import socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+try:
+    socket.create_connection((host, port), timeout=3).close()
+    print("CONNECTED")
+except OSError as exc:
+    print("blocked:", exc)
+"""
+
+
+# -- the escape corpus ----------------------------------------------------------------------
+def test_no_network_to_the_outside(session):
+    for host, port in (("1.1.1.1", 53), ("8.8.8.8", 443), ("151.101.0.223", 443)):
+        result = session.run(["python3", "-c", CONNECT, host, str(port)], timeout=20)
+        assert result.stdout.startswith("blocked:"), (host, result.stdout)
+
+
+def test_no_network_to_services_on_the_docker_host(session, host_server):
+    hosts, port, hits = host_server
+    for host in hosts:
+        result = session.run(["python3", "-c", CONNECT, host, str(port)], timeout=20)
+        assert result.stdout.startswith("blocked:"), (host, result.stdout)
+    assert hits == []
+    # control: the server does accept connections from the host itself
+    socket.create_connection(("127.0.0.1", port), timeout=3).close()
+    time.sleep(0.3)
+    assert hits == [1]
+
+
+def test_no_dns(session):
+    result = py(session, "import socket\ntry:\n    print(socket.getaddrinfo('pypi.org', 443))\n"
+                         "except OSError as exc:\n    print('blocked:', exc)")
+    assert result.stdout.startswith("blocked:")
+
+
+def test_secrets_never_enter(session, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_docker_secret")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-docker-secret")
+    code = ("import os\nprint(sorted(os.environ))\n"
+            "for p in ('/proc/self/environ', '/proc/1/environ'):\n"
+            "    try:\n        data = open(p, 'rb').read()\n    except OSError as exc:\n"
+            "        print('unreadable', p)\n        continue\n"
+            "    print(p, b'docker_secret' in data or b'docker-secret' in data)")
+    result = py(session, code, env={"GITHUB_TOKEN": "ghp_docker_secret", "EXTRA": "x"})
+    assert "GITHUB_TOKEN" not in result.stdout and "ANTHROPIC_API_KEY" not in result.stdout
+    assert "/proc/self/environ False" in result.stdout
+    assert "True" not in result.stdout
+    assert "'EXTRA'" in result.stdout  # ordinary variables do pass
+
+
+def test_writes_outside_the_workspace_fail_or_stay_in_the_container(session, tmp_path):
+    result = py(session, """
+import os
+for path in ('/etc/selfheal-escape', '/usr/selfheal-escape', '/selfheal-escape',
+             '/sandbox/selfheal-escape'):
+    try:
+        open(path, 'w').write('x')
+        print('WROTE', path)
+    except OSError as exc:
+        print('blocked', path, exc.errno)
+open('/tmp/private', 'w').write('x')
+open('pkg/inside.txt', 'w').write('x')
+print('ok')
+""")
+    assert "WROTE" not in result.stdout, result.stdout
+    assert result.stdout.count("blocked") == 4
+    assert session.read_file("pkg/inside.txt") == b"x"
+    assert not Path("/tmp/private").exists() or Path("/tmp/private").read_text() != "x"
+
+
+def test_fork_bomb_is_contained(session):
+    marker = f"bomb-{uuid.uuid4().hex[:8]}"
+    started = time.monotonic()
+    result = session.run(["python3", "-c", "import os, sys\nwhile True:\n    try:\n        os.fork()\n"
+                          "    except OSError:\n        pass", marker], timeout=4)
+    assert result.timed_out
+    assert time.monotonic() - started < 4 + 15
+    assert marked_processes(session, marker) == []
+    assert py(session, "print('alive')").stdout == "alive\n"
+
+
+def test_memory_bomb_is_contained(session):
+    result = py(session, "b = bytearray(4 * 1024**3)\nprint('allocated', len(b))", timeout=30)
+    assert "allocated" not in result.stdout
+    assert result.returncode != 0
+    assert py(session, "print('alive')").stdout == "alive\n"
+
+
+def test_infinite_loop_is_killed_with_its_whole_tree(session):
+    marker = f"loop-{uuid.uuid4().hex[:8]}"
+    code = f"""
+import os, subprocess, sys
+subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1000)', '{marker}-child'])
+subprocess.Popen([sys.executable, '-c', 'import os, time; os.setsid(); time.sleep(1000)',
+                  '{marker}-escapee'])
+while True:
+    pass
+"""
+    started = time.monotonic()
+    result = session.run(["python3", "-c", code, marker], timeout=3)
+    assert result.timed_out and result.returncode == -9
+    assert 3 <= result.duration_s < 3 + 12
+    assert marked_processes(session, marker) == []
+
+
+def test_output_is_capped(session):
+    result = py(session, "import sys\nfor i in range(100):\n    sys.stdout.write(chr(65 + i % 26) * (1024 * 1024))",
+                timeout=60)
+    assert result.returncode == 0
+    assert result.truncated
+    assert len(result.stdout) <= session.limits.output_bytes + 200
+    assert result.stdout.startswith("A" * 1000) and result.stdout.endswith("V" * 1000)
+
+
+def test_the_docker_socket_is_not_reachable(session):
+    result = py(session, """
+import os, socket
+print('socket file', os.path.exists('/var/run/docker.sock') or os.path.exists('/run/docker.sock'))
+for host, port in (('172.17.0.1', 2375), ('172.17.0.1', 2376)):
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+        print('CONNECTED', port)
+    except OSError:
+        print('blocked', port)
+""")
+    assert "socket file False" in result.stdout
+    assert "CONNECTED" not in result.stdout
+
+
+def test_the_container_is_locked_down(session):
+    result = py(session, """
+import os
+print('uid', os.getuid())
+status = open('/proc/self/status').read()
+print([line for line in status.splitlines() if line.startswith(('CapEff', 'NoNewPrivs'))])
+print('mounts', [l.split()[1] for l in open('/proc/self/mounts') if ' / ' in l and 'ro,' in l])
+""")
+    assert "uid 1000" in result.stdout
+    assert "CapEff:\\t0000000000000000" in result.stdout
+    assert "NoNewPrivs:\\t1" in result.stdout
+    assert "mounts ['/']" in result.stdout
+    assert session.info.backend == "docker" and session.info.network is False
+
+
+def test_files_travel_through_the_api(session):
+    session.write_file("deep/er/file.txt", "héllo")
+    assert session.read_file("deep/er/file.txt") == "héllo".encode()
+    assert session.read_file("missing.txt") is None
+    assert session.read_file("deep") is None
+    py(session, "import os\nos.symlink('/etc/passwd', 'link')")
+    assert session.read_file("link") is None  # a planted symlink is not followed
+    with pytest.raises(ValueError, match="escapes the workspace"):
+        session.write_file("../outside", "x")
+    result = session.run(["python3", "-c", "print(open('deep/er/file.txt').read())"], timeout=10)
+    assert result.stdout == "héllo\n"
+
+
+def test_commands_that_cannot_start_are_127(session):
+    assert session.run(["no-such-program"], timeout=10).returncode == 127
+    assert session.run([], timeout=10).returncode == 127
+
+
+def test_a_channel_talks_and_dies_with_its_children(session):
+    marker = f"chan-{uuid.uuid4().hex[:8]}"
+    channel = session.open_channel(["python3", "-u", "-c", f"""
+import subprocess, sys
+subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1000)', '{marker}'])
+print('ready', flush=True)
+for line in sys.stdin:
+    print('echo:' + line.strip(), flush=True)
+"""])
+    assert channel.receive(20) == "ready"
+    channel.send("ping")
+    assert channel.receive(10) == "echo:ping"
+    assert channel.receive(0.3) is None
+    assert marked_processes(session, marker) != []
+    channel.close()
+    assert marked_processes(session, marker) == []
+
+
+# -- lifecycle ------------------------------------------------------------------------------
+def test_nothing_of_ours_is_left_after_close(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    before = ours()
+    session = DockerSandbox(IMAGE).start(tmp_path)
+    assert session.container.name in ours()["containers"]
+    session.run(["python3", "-c", "print(1)"], timeout=10)
+    session.close()
+    assert ours() == before
+
+
+def test_a_killed_run_leaves_a_container_the_next_start_removes(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    script = (
+        "import sys, time\nfrom pathlib import Path\n"
+        "from selfheal.sandbox.container import DockerSandbox\n"
+        f"session = DockerSandbox({IMAGE!r}).start(Path({str(tmp_path)!r}))\n"
+        "print(session.container.name, flush=True)\ntime.sleep(600)\n"
+    )
+    owner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    name = owner.stdout.readline().strip()
+    assert name.startswith("selfheal-")
+    owner.kill()  # SIGKILL: no finally, no close()
+    owner.wait()
+    assert name in ours()["containers"]
+    session = DockerSandbox(IMAGE).start(tmp_path)
+    try:
+        assert name not in ours()["containers"]
+        assert name not in ours()["volumes"]
+    finally:
+        session.close()
+
+
+# -- dependency setup -----------------------------------------------------------------------
+def _ca_bundle() -> str | None:
+    path = os.environ.get("SSL_CERT_FILE") or os.environ.get("PIP_CERT")
+    return path if path and Path(path).is_file() else None
+
+
+@pytest.mark.slow
+def test_setup_installs_requirements_with_network_and_tests_run_without(tmp_path):
+    (tmp_path / "requirements.txt").write_text("six==1.16.0\n")
+    sandbox = DockerSandbox(IMAGE, ca_bundle=_ca_bundle())
+    try:
+        session = sandbox.start(tmp_path)
+    except SetupFailed as exc:
+        pytest.fail(f"setup could not reach the package index: {exc}")
+    try:
+        assert session.python == "/sandbox/deps/venv/bin/python"
+        imported = session.run([session.python, "-c", "import six, pytest; print(six.__version__)"],
+                               timeout=30)
+        assert imported.stdout == "1.16.0\n"
+        after = session.run([session.python, "-c", CONNECT, "pypi.org", "443"], timeout=20)
+        assert after.stdout.startswith("blocked:")
+    finally:
+        session.close()
+
+
+def test_a_failing_setup_is_reported_with_its_output(tmp_path):
+    sandbox = DockerSandbox(IMAGE, setup_command="echo installing; exit 3")
+    before = ours()
+    with pytest.raises(SetupFailed, match=r"dependency setup failed[\s\S]*installing"):
+        sandbox.start(tmp_path)
+    assert ours() == before
