@@ -216,7 +216,6 @@ subprocess.Popen([sys.executable, '-c', 'import os, time; os.setsid(); time.slee
 while True:
     pass
 """
-    started = time.monotonic()
     result = session.run(["python3", "-c", code, marker], timeout=3)
     assert result.timed_out and result.returncode == -9
     assert 3 <= result.duration_s < 3 + 12
@@ -224,8 +223,8 @@ while True:
 
 
 def test_output_is_capped(session):
-    result = py(session, "import sys\nfor i in range(100):\n    sys.stdout.write(chr(65 + i % 26) * (1024 * 1024))",
-                timeout=60)
+    code = "import sys\nfor i in range(100):\n    sys.stdout.write(chr(65 + i % 26) * (1024 * 1024))"
+    result = py(session, code, timeout=60)
     assert result.returncode == 0
     assert result.truncated
     assert len(result.stdout) <= session.limits.output_bytes + 200
