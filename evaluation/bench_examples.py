@@ -5,7 +5,13 @@ candidate screening) and print status, wall seconds, candidates tried and candid
 second. Then replay the same screenings (same patched files, same tests) with one fresh pytest
 process per candidate, in the same run, and print that rate and the ratio between the two.
 
+With --docker-image (and a Docker engine): the per-command overhead of the sandboxes (an exec in
+the running container, a fresh `docker run` per command, the local backend) as ratios against
+running the command directly, and the wall time of a docker heal against a local heal of each
+example.
+
     python evaluation/bench_examples.py [--examples intervals,pricing] [--replay 15] [--python P]
+                                        [--docker-image selfheal-sandbox:bookworm]
 """
 
 from __future__ import annotations
@@ -94,6 +100,84 @@ def replay_with_plain_pytest(
         workspace.cleanup()
 
 
+# The same binaries on the host and in the base image, so only the way of running them differs.
+OVERHEAD_COMMANDS = (["/bin/true"], ["/usr/bin/python3", "-c", "pass"])
+
+
+def _mean_ms(run, repeat: int) -> float:
+    run()  # warm-up
+    started = time.perf_counter()
+    for _ in range(repeat):
+        run()
+    return (time.perf_counter() - started) / repeat * 1000
+
+
+def command_overhead(image: str, command: list[str], repeat: int) -> list[tuple[str, float]]:
+    """Mean milliseconds of one command, run four ways."""
+    import subprocess
+    import tempfile
+
+    from selfheal.sandbox.container import DockerSandbox
+
+    folder = Path(tempfile.mkdtemp(prefix="selfheal-bench-"))
+    (folder / "a.py").write_text("x = 1\n")
+    rows = [
+        (
+            "direct subprocess",
+            _mean_ms(lambda: subprocess.run(command, check=True, capture_output=True), repeat),
+        )
+    ]
+    with LocalSandbox().start(folder) as local:
+        rows.append(("local sandbox run", _mean_ms(lambda: local.run(command, timeout=30), repeat)))
+    sandbox = DockerSandbox(image)
+    session = sandbox.start(folder)
+    try:
+        rows.append(
+            ("docker exec (running container)", _mean_ms(lambda: session.run(command, timeout=30), repeat))
+        )
+        client = sandbox.client
+        rows.append(
+            (
+                "docker run (fresh container)",
+                _mean_ms(
+                    lambda: client.containers.run(
+                        image, command, remove=True, network_mode="none", read_only=True, cap_drop=["ALL"]
+                    ),
+                    max(3, repeat // 4),
+                ),
+            )
+        )
+    finally:
+        session.close()
+    return rows
+
+
+def docker_section(names: list[str], image: str, repeat: int) -> None:
+    from selfheal.sandbox.container import DockerSandbox, engine_answers
+
+    if not engine_answers():
+        print("\n(no Docker engine answers: docker figures skipped)")
+        return
+    for command in OVERHEAD_COMMANDS:
+        print(f"\nper-command cost of `{' '.join(command)}` (mean of {repeat} runs):")
+        rows = command_overhead(image, command, repeat)
+        direct = rows[0][1]
+        for label, ms in rows:
+            print(f"  {label:<34} {ms:8.1f} ms  {ms / direct:7.1f}x direct  (+{ms - direct:.1f} ms)")
+    print(f"\nheal wall time, docker ({image}) vs local:")
+    print(f"  {'example':<12} {'local s':>8} {'docker s':>9} {'ratio':>7}  statuses")
+    for name in names:
+        example = EXAMPLES / name
+        local = heal(
+            build_config(example, {"python": resolve_python(None, example)}), LocalSandbox(), Trace()
+        )
+        docker = heal(build_config(example, {}), DockerSandbox(image), Trace())
+        print(
+            f"  {name:<12} {local.metrics.wall_s:>8.1f} {docker.metrics.wall_s:>9.1f} "
+            f"{docker.metrics.wall_s / local.metrics.wall_s:>6.2f}x  {local.status}/{docker.status}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", help="comma-separated names (default: all)")
@@ -104,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         help="candidates replayed with plain pytest per example (default 15)",
     )
     parser.add_argument("--python", help="interpreter for the examples' tests")
+    parser.add_argument("--docker-image", help="also measure the docker sandbox with this image")
+    parser.add_argument("--repeat", type=int, default=20, help="runs per overhead figure")
     args = parser.parse_args(argv)
     names = (
         args.examples.split(",")
@@ -146,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         "screening call);\npytest/s: the same screenings, one fresh pytest process each; "
         "ratio = fork/s / pytest/s."
     )
+    if args.docker_image:
+        docker_section(names, args.docker_image, args.repeat)
     return 1 if failed else 0
 
 
