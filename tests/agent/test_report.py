@@ -247,7 +247,7 @@ def test_trace_is_one_json_object_per_line(heal_of):
     assert {"baseline", "flake_check", "localize", "repair", "validate"} <= set(nodes)
     firsts = [nodes.index(n) for n in ("baseline", "flake_check", "localize", "repair")]
     assert firsts == sorted(firsts)
-    assert nodes[0] == "baseline"
+    assert nodes[:2] == ["sandbox", "baseline"]  # the sandbox starts before anything runs
     assert nodes.index("validate") > nodes.index("repair")
     assert all(e["end"] >= e["start"] for e in events)
     validate = next(e for e in events if e["node"] == "validate")
@@ -256,5 +256,5 @@ def test_trace_is_one_json_object_per_line(heal_of):
 
 def test_trace_of_an_error_stops_at_the_baseline(heal_of):
     events = [json.loads(ln) for ln in heal_of("error").text("trace.jsonl").splitlines()]
-    assert [e["node"] for e in events] == ["baseline"]
-    assert events[0]["status"] == "collection_error"
+    assert [e["node"] for e in events] == ["sandbox", "baseline"]
+    assert events[1]["status"] == "collection_error"
