@@ -49,6 +49,15 @@ def ours() -> dict[str, list[str]]:
     }
 
 
+@pytest.fixture(scope="module", autouse=True)
+def nothing_left_behind() -> Iterator[None]:
+    """After the whole corpus: no container, volume or network of ours remains."""
+    before = ours() if CLIENT is not None else None
+    yield
+    if before is not None:
+        assert ours() == before
+
+
 @pytest.fixture(scope="module")
 def session(tmp_path_factory) -> Iterator[DockerSession]:
     workspace = tmp_path_factory.mktemp("ws")
@@ -164,6 +173,7 @@ def test_secrets_never_enter(session, monkeypatch):
     result = py(session, code, env={"GITHUB_TOKEN": "ghp_docker_secret", "EXTRA": "x"})
     assert "GITHUB_TOKEN" not in result.stdout and "ANTHROPIC_API_KEY" not in result.stdout
     assert "/proc/self/environ False" in result.stdout
+    assert "/proc/1/environ False" in result.stdout  # PID 1 (docker's init) is readable and clean
     assert "True" not in result.stdout
     assert "'EXTRA'" in result.stdout  # ordinary variables do pass
 
