@@ -21,6 +21,7 @@ from pathlib import Path
 from selfheal.agent.junit import ParsedJUnit, TestOutcome, parse_junit
 from selfheal.agent.testcommand import TestCommand
 from selfheal.sandbox import STATE_DIR, ExecResult, Session
+from selfheal.sandbox.env import PATH_TOKEN
 
 RUNTIME_DIR = f"{STATE_DIR}/runtime"
 RUNS_DIR = f"{STATE_DIR}/runs"
@@ -132,7 +133,8 @@ class TestRunner:
         env = {
             **command_env,
             "PYTHONPATH": os.pathsep.join(paths),
-            "PATH": os.pathsep.join(p for p in (bin_dir, os.environ.get("PATH", "")) if p),
+            # the interpreter's folder first (its pytest, its scripts), then the sandbox's PATH
+            "PATH": os.pathsep.join(p for p in (bin_dir, PATH_TOKEN) if p),
             "SELFHEAL_TEST_TIMEOUT": f"{self.test_timeout:g}",
             "SELFHEAL_ROOT": root,
         }

@@ -78,6 +78,8 @@ class Session(Protocol):
     info: SandboxInfo
     python: str | None  # the interpreter the sandbox provides for the tests; None: the host's
 
+    # `env` adds to the sandbox's own allowlisted environment; a PATH value may contain
+    # `${PATH}`, which stands for the sandbox's default PATH.
     def run(
         self,
         argv: list[str],

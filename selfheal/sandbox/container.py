@@ -32,7 +32,7 @@ from typing import Any
 
 from selfheal.sandbox.base import ExecResult, Limits, SandboxInfo
 from selfheal.sandbox.dependencies import SetupPlan, default_image, plan_setup
-from selfheal.sandbox.env import FIXED, is_secret_name
+from selfheal.sandbox.env import FIXED, expand_path, is_secret_name
 from selfheal.sandbox.exceptions import SandboxUnavailable, SetupFailed
 from selfheal.sandbox.incontainer import KILLER, RUNNER
 from selfheal.sandbox.local import STATE_DIR
@@ -303,7 +303,8 @@ class DockerSession:
     def _environment(self, env: dict[str, str] | None) -> dict[str, str]:
         home, tmp = f"{WORKSPACE}/{STATE_DIR}/home", f"{WORKSPACE}/{STATE_DIR}/tmp"
         base = {"PATH": CONTAINER_PATH, "LANG": "C.UTF-8", **FIXED}
-        merged = {**base, **(env or {}), "HOME": home, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
+        given = expand_path(env or {}, CONTAINER_PATH)
+        merged = {**base, **given, "HOME": home, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
         return {k: v for k, v in merged.items() if not is_secret_name(k)}
 
     def _workdir(self, cwd: str | None) -> str:

@@ -31,6 +31,18 @@ def is_secret_name(name: str) -> bool:
     return any(marker in upper for marker in SECRET_MARKERS)
 
 
+PATH_TOKEN = "${PATH}"
+
+
+def expand_path(env: Mapping[str, str], default_path: str) -> dict[str, str]:
+    """A caller's `PATH` may contain `${PATH}`: the sandbox's own default PATH goes there, so a
+    caller can put a folder first without knowing what PATH means inside the sandbox."""
+    expanded = dict(env)
+    if PATH_TOKEN in expanded.get("PATH", ""):
+        expanded["PATH"] = expanded["PATH"].replace(PATH_TOKEN, default_path)
+    return expanded
+
+
 def build_environment(
     *,
     home: str,
@@ -46,7 +58,7 @@ def build_environment(
     }
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env.update(FIXED)
-    env.update(extra or {})
+    env.update(expand_path(extra or {}, env["PATH"]))
     # Last, so no caller can move them out of the workspace.
     env.update({"HOME": home, "TMPDIR": tmpdir, "TMP": tmpdir, "TEMP": tmpdir})
     return {name: value for name, value in env.items() if not is_secret_name(name)}

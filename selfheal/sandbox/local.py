@@ -29,7 +29,7 @@ from pathlib import Path
 from selfheal.sandbox.base import ExecResult, Limits, SandboxInfo
 from selfheal.sandbox.bwrap import Bwrap, probe_bwrap
 from selfheal.sandbox.cgroup import CgroupSlot, PidsCgroups
-from selfheal.sandbox.env import build_environment
+from selfheal.sandbox.env import build_environment, expand_path
 from selfheal.sandbox.output import CappedBuffer, drain_in_background
 
 STATE_DIR = ".selfheal-sandbox"
@@ -181,7 +181,9 @@ class LocalSession:
             path = Path(program) if Path(program).is_absolute() else self._resolve(cwd or ".") / program
             ok = path.is_file() and os.access(path, os.X_OK)
         else:
-            search = {**self._extra_env, **(env or {})}.get("PATH") or os.environ.get("PATH", "")
+            host_path = os.environ.get("PATH", "")
+            given = expand_path({**self._extra_env, **(env or {})}, host_path)
+            search = given.get("PATH") or host_path
             ok = shutil.which(program, path=search) is not None
         return None if ok else f"selfheal: command not found: {program}"
 

@@ -113,3 +113,13 @@ def test_reads_os_environ_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
 )
 def test_is_secret_name(name: str, secret: bool) -> None:
     assert is_secret_name(name) is secret
+
+
+def test_path_token_stands_for_the_sandbox_default_path():
+    from selfheal.sandbox.env import expand_path
+
+    env = build_environment(home="/w/h", tmpdir="/w/t", extra={"PATH": "/venv/bin:${PATH}"},
+                            source={"PATH": "/usr/bin:/bin"})
+    assert env["PATH"] == "/venv/bin:/usr/bin:/bin"
+    assert expand_path({"PATH": "/x"}, "/y") == {"PATH": "/x"}
+    assert expand_path({}, "/y") == {}
