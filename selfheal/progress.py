@@ -14,6 +14,7 @@ from rich.text import Text
 from selfheal.agent.events import Event
 
 RUNNING = {
+    "sandbox": "starting the sandbox (and installing dependencies, if any)",
     "baseline": "running the test suite (baseline, with per-test coverage)",
     "flake_check": "re-running the failing tests (flake check)",
     "localize": "localizing the fault",
@@ -26,6 +27,11 @@ RUNNING = {
 def describe_finished(event: Event) -> str | None:
     data, node = event.data, event.node
     took = f" ({event.end - event.start:.1f}s)" if event.end else ""
+    if node == "sandbox":
+        if data.get("error"):
+            return f"sandbox: could not be prepared: {str(data['error']).splitlines()[0]}"
+        isolation = str(data.get("isolation", "")).split(";")[0]
+        return f"sandbox: {isolation}{took}"
     if node == "baseline":
         if data.get("status") != "ok":
             return f"baseline: tests could not run ({data.get('status')}){took}"

@@ -6,6 +6,8 @@ from selfheal.agent.events import Event
 from selfheal.progress import ProgressDisplay
 
 EVENTS = [
+    Event("sandbox", 0.0, None, {}),
+    Event("sandbox", 0.0, 0.0, {"isolation": "container img: no network; more"}),
     Event("baseline", 0.0, None, {}),
     Event("baseline", 0.0, 2.0, {"status": "ok", "failed": 2, "passed": 11}),
     Event("flake_check", 2.0, 3.0, {"flaky": []}),
@@ -25,6 +27,7 @@ def test_plain_lines_when_not_a_terminal():
         for event in EVENTS:
             display.emit(event)
     assert stream.getvalue().splitlines() == [
+        "[selfheal] sandbox: container img: no network (0.0s)",
         "[selfheal] baseline: 2 failing, 11 passing (2.0s)",
         "[selfheal] flake check: 0 flaky (1.0s)",
         "[selfheal] localized: 7 suspicious lines, most suspicious pkg/m.py:33 (0.0s)",
@@ -37,10 +40,10 @@ def test_plain_lines_when_not_a_terminal():
 def test_live_display_prints_finished_stages_and_counts_candidates():
     stream = io.StringIO()
     with ProgressDisplay(stream, live=True) as display:
-        for event in EVENTS[:8]:
+        for event in EVENTS[:10]:
             display.emit(event)
         assert display._screened == 2 and display._plausible == 1
-        for event in EVENTS[8:]:
+        for event in EVENTS[10:]:
             display.emit(event)
     text = stream.getvalue()
     assert "✓ baseline: 2 failing, 11 passing (2.0s)" in text
