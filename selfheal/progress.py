@@ -26,7 +26,7 @@ RUNNING = {
 
 def describe_finished(event: Event) -> str | None:
     data, node = event.data, event.node
-    took = f" ({event.end - event.start:.1f}s)" if event.end else ""
+    took = f" ({event.end - event.start:.1f}s)" if event.end is not None else ""
     if node == "sandbox":
         if data.get("error"):
             return f"sandbox: could not be prepared: {str(data['error']).splitlines()[0]}"
