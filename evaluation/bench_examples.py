@@ -5,10 +5,10 @@ candidate screening) and print status, wall seconds, candidates tried and candid
 second. Then replay the same screenings (same patched files, same tests) with one fresh pytest
 process per candidate, in the same run, and print that rate and the ratio between the two.
 
-With --docker-image (and a Docker engine): the per-command overhead of the sandboxes (an exec in
-the running container, a fresh `docker run` per command, the local backend) as ratios against
-running the command directly, and the wall time of a docker heal against a local heal of each
-example.
+With --docker-image (and a Docker engine): the per-command overhead of the sandboxes (a command
+in the running container, through selfheal's command server and through a plain `docker exec`; a
+fresh `docker run` per command; the local backend) as ratios against running it directly, and
+the wall time of a docker heal against a local heal of each example.
 
     python evaluation/bench_examples.py [--examples intervals,pricing] [--replay 15] [--python P]
                                         [--docker-image selfheal-sandbox:bookworm]
@@ -113,7 +113,7 @@ def _mean_ms(run, repeat: int) -> float:
 
 
 def command_overhead(image: str, command: list[str], repeat: int) -> list[tuple[str, float]]:
-    """Mean milliseconds of one command, run four ways."""
+    """Mean milliseconds of one command, run five ways."""
     import subprocess
     import tempfile
 
@@ -133,7 +133,13 @@ def command_overhead(image: str, command: list[str], repeat: int) -> list[tuple[
     session = sandbox.start(folder)
     try:
         rows.append(
-            ("docker exec (running container)", _mean_ms(lambda: session.run(command, timeout=30), repeat))
+            ("running container: command server", _mean_ms(lambda: session.run(command, timeout=30), repeat))
+        )
+        rows.append(
+            (
+                "running container: docker exec each",
+                _mean_ms(lambda: session._run_by_exec(command, 30, None, None), repeat),
+            )
         )
         client = sandbox.client
         rows.append(

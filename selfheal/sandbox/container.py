@@ -16,8 +16,10 @@ before its `close()` leaves them behind, and the next start removes them.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
+import json
 import os
 import posixpath
 import queue
@@ -34,9 +36,9 @@ from selfheal.sandbox.base import ExecResult, Limits, SandboxInfo
 from selfheal.sandbox.dependencies import SetupPlan, default_image, plan_setup
 from selfheal.sandbox.env import FIXED, expand_path, is_secret_name
 from selfheal.sandbox.exceptions import SandboxUnavailable, SetupFailed
-from selfheal.sandbox.incontainer import KILLER, RUNNER
+from selfheal.sandbox.incontainer import KILLER, RUNNER, SERVER
 from selfheal.sandbox.local import STATE_DIR
-from selfheal.sandbox.output import CappedBuffer
+from selfheal.sandbox.output import CappedBuffer, capped_text
 
 MOUNT = "/sandbox"
 WORKSPACE = f"{MOUNT}/workspace"
@@ -172,6 +174,9 @@ class DockerSession:
         self.root = Path(WORKSPACE)
         self.python: str | None = None
         self._channels: list[DockerChannel] = []
+        self._server: DockerChannel | None = None
+        self._server_failures = 0
+        self._run_lock = threading.Lock()
         name = f"selfheal-{uuid.uuid4().hex[:12]}"
         self._labels = {
             LABEL: "1",
@@ -325,10 +330,74 @@ class DockerSession:
     def run(
         self, argv: list[str], *, timeout: float, env: dict[str, str] | None = None, cwd: str | None = None
     ) -> ExecResult:
-        started = time.monotonic()
+        """Through the command server when it is up (a fork, not a Docker API round trip);
+        through a fresh exec when it is not (before it starts, or after something killed it)."""
         if not argv:
             return ExecResult(127, "", "selfheal: empty command", 0.0)
         self._ensure_state_dirs()
+        with self._run_lock:
+            server = self._command_server()
+            if server is not None:
+                result = self._run_on_server(server, argv, timeout, env, cwd)
+                if result is not None:
+                    return result
+            return self._run_by_exec(argv, timeout, env, cwd)
+
+    def _command_server(self) -> DockerChannel | None:
+        if self._server is not None and not self._server.closed:
+            return self._server
+        if self._server_failures >= 3:
+            return None
+        channel = self.open_channel(["python3", "-u", "-c", SERVER])
+        if channel.receive(30) != '{"ready": true}':
+            channel.close()
+            self._server_failures += 1
+            return None
+        self._server = channel
+        return channel
+
+    def _run_on_server(
+        self,
+        server: DockerChannel,
+        argv: list[str],
+        timeout: float,
+        env: dict[str, str] | None,
+        cwd: str | None,
+    ) -> ExecResult | None:
+        marker = uuid.uuid4().hex
+        request = {
+            "argv": argv,
+            "env": self._environment(env),
+            "cwd": self._workdir(cwd),
+            "timeout": timeout,
+            "marker": marker,
+            "limit": self.limits.output_bytes,
+        }
+        server.send(json.dumps(request))
+        line = server.receive(timeout + GRACE_S if timeout > 0 else 24 * 3600)
+        try:
+            reply = json.loads(line) if line else None
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict) or "code" not in reply:
+            # the server died or hung (a command took it down): end the command, drop the server
+            self._kill(marker)
+            server.close()
+            self._server_failures += 1
+            return None
+        out, err = (_decoded(reply["out"]), _decoded(reply["err"]))
+        timed_out = bool(reply["timed_out"])
+        return ExecResult(
+            returncode=-9 if timed_out else int(reply["code"]),
+            stdout=capped_text(*out), stderr=capped_text(*err),
+            duration_s=float(reply["duration"]), timed_out=timed_out,
+            truncated=bool(out[2] or err[2]), argv=tuple(argv),
+        )  # fmt: skip
+
+    def _run_by_exec(
+        self, argv: list[str], timeout: float, env: dict[str, str] | None, cwd: str | None
+    ) -> ExecResult:
+        started = time.monotonic()
         marker = uuid.uuid4().hex
         api = self.client.api
         exec_id = api.exec_create(
@@ -438,6 +507,11 @@ class DockerSession:
         self.close()
 
 
+def _decoded(part: list) -> tuple[bytes, bytes, int]:
+    head, tail, dropped = part
+    return base64.b64decode(head), base64.b64decode(tail), int(dropped)
+
+
 def _dir_entry(name: str) -> tarfile.TarInfo:
     info = tarfile.TarInfo(name)
     info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o755, UID, UID
@@ -471,7 +545,7 @@ class DockerChannel:
         self._marker = marker
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr = CappedBuffer(limit)
-        self._closed = False
+        self.closed = False
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -519,8 +593,8 @@ class DockerChannel:
         return line
 
     def close(self) -> str:
-        if not self._closed:
-            self._closed = True
+        if not self.closed:
+            self.closed = True
             self._session._kill(self._marker)
             with contextlib.suppress(OSError):
                 self._raw.close()

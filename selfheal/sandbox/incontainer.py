@@ -69,3 +69,78 @@ import sys
 kill_marked(sys.argv[1], spare=(os.getpid(),))
 """
 )
+
+# SERVER: one long-lived process that runs commands on request, so a command costs a fork and
+# an exec instead of a round of Docker API calls and a runc exec. One JSON line per request:
+#   {"argv", "env", "cwd", "timeout", "marker", "limit"}
+# and per reply: {"code", "timed_out", "out": [head, tail, dropped], "err": [...], "duration"}
+# (head and tail base64). Each command runs in a new session with its own marker, and is killed
+# with everything it started on timeout and when it ends, as under RUNNER.
+SERVER = (
+    KILL_MARKED
+    + r"""
+import base64, json, subprocess, sys, threading, time
+
+def drain(stream, limit, box):
+    head_limit = limit // 4
+    head, tail, dropped = bytearray(), bytearray(), 0
+    while True:
+        chunk = stream.read1(65536)
+        if not chunk:
+            break
+        room = head_limit - len(head)
+        if room > 0:
+            head += chunk[:room]
+            chunk = chunk[room:]
+        tail += chunk
+        excess = len(tail) - (limit - head_limit)
+        if excess > 0:
+            del tail[:excess]
+            dropped += excess
+    box[:] = [base64.b64encode(bytes(head)).decode(), base64.b64encode(bytes(tail)).decode(),
+              dropped]
+
+def serve(request):
+    started = time.monotonic()
+    env = dict(request["env"], SELFHEAL_RUN=request["marker"])
+    try:
+        child = subprocess.Popen(request["argv"], cwd=request["cwd"], env=env,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, start_new_session=True)
+    except FileNotFoundError:
+        message = base64.b64encode(b"selfheal: command not found: " + request["argv"][0].encode())
+        return {"code": 127, "timed_out": False, "out": ["", "", 0],
+                "err": [message.decode(), "", 0], "duration": time.monotonic() - started}
+    except PermissionError:
+        message = base64.b64encode(b"selfheal: not executable: " + request["argv"][0].encode())
+        return {"code": 126, "timed_out": False, "out": ["", "", 0],
+                "err": [message.decode(), "", 0], "duration": time.monotonic() - started}
+    out, err = [], []
+    readers = [threading.Thread(target=drain, args=(child.stdout, request["limit"], out)),
+               threading.Thread(target=drain, args=(child.stderr, request["limit"], err))]
+    for reader in readers:
+        reader.start()
+    timeout = request["timeout"]
+    try:
+        code = child.wait(timeout if timeout > 0 else None)
+    except subprocess.TimeoutExpired:
+        code = None
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    kill_marked(request["marker"], spare=(os.getpid(),))
+    if code is None:
+        child.wait()
+    for reader in readers:
+        reader.join(5)
+    return {"code": 137 if code is None else (code if code >= 0 else 128 - code),
+            "timed_out": code is None, "out": out or ["", "", 0], "err": err or ["", "", 0],
+            "duration": time.monotonic() - started}
+
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    if line.strip():
+        print(json.dumps(serve(json.loads(line))), flush=True)
+"""
+)

@@ -39,10 +39,15 @@ class CappedBuffer:
         return self._dropped > 0
 
     def text(self) -> str:
-        if not self._dropped:
-            return (self._head + self._tail).decode("utf-8", "replace")
-        marker = f"\n[... {self._dropped} bytes of output dropped by selfheal ...]\n".encode()
-        return (self._head + marker + self._tail).decode("utf-8", "replace")
+        return capped_text(bytes(self._head), bytes(self._tail), self._dropped)
+
+
+def capped_text(head: bytes, tail: bytes, dropped: int) -> str:
+    """Output kept by a capped reader: head, a note of what was dropped, tail."""
+    if not dropped:
+        return (head + tail).decode("utf-8", "replace")
+    marker = f"\n[... {dropped} bytes of output dropped by selfheal ...]\n".encode()
+    return (head + marker + tail).decode("utf-8", "replace")
 
 
 def drain_in_background(stream: BinaryIO, buffer: CappedBuffer) -> threading.Thread:
