@@ -338,9 +338,7 @@ class DockerSession:
         with self._run_lock:
             server = self._command_server()
             if server is not None:
-                result = self._run_on_server(server, argv, timeout, env, cwd)
-                if result is not None:
-                    return result
+                return self._run_on_server(server, argv, timeout, env, cwd)
             return self._run_by_exec(argv, timeout, env, cwd)
 
     def _command_server(self) -> DockerChannel | None:
@@ -363,7 +361,8 @@ class DockerSession:
         timeout: float,
         env: dict[str, str] | None,
         cwd: str | None,
-    ) -> ExecResult | None:
+    ) -> ExecResult:
+        started = time.monotonic()
         marker = uuid.uuid4().hex
         request = {
             "argv": argv,
@@ -380,11 +379,15 @@ class DockerSession:
         except ValueError:
             reply = None
         if not isinstance(reply, dict) or "code" not in reply:
-            # the server died or hung (a command took it down): end the command, drop the server
+            # The server died or hung (the command took it down). Not re-run: a command runs
+            # once. The next command gets a new server.
             self._kill(marker)
             server.close()
             self._server_failures += 1
-            return None
+            return ExecResult(
+                -1, "", "selfheal: the sandbox's command server stopped while running this command",
+                time.monotonic() - started, argv=tuple(argv),
+            )  # fmt: skip
         out, err = (_decoded(reply["out"]), _decoded(reply["err"]))
         timed_out = bool(reply["timed_out"])
         return ExecResult(

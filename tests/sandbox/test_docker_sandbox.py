@@ -371,3 +371,11 @@ def test_a_failing_setup_is_reported_with_its_output(tmp_path):
     with pytest.raises(SetupFailed, match=r"dependency setup failed[\s\S]*installing"):
         sandbox.start(tmp_path)
     assert ours() == before
+
+
+def test_a_command_that_kills_the_command_server_fails_once_and_the_next_runs(session):
+    killed = py(session, "import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\n"
+                         "time.sleep(30)")
+    assert killed.returncode == -1
+    assert "command server stopped" in killed.stderr
+    assert py(session, "print('next')").stdout == "next\n"
