@@ -268,6 +268,18 @@ print('mounts', [l.split()[1] for l in open('/proc/self/mounts') if ' / ' in l a
     assert "CapEff:\\t0000000000000000" in result.stdout
     assert "NoNewPrivs:\\t1" in result.stdout
     assert "mounts ['/']" in result.stdout
+    assert "tmpfs /tmp tmpfs rw,nosuid,nodev" in py(session, "print(open('/proc/mounts').read())").stdout
+    host = CLIENT.containers.get(session.container.id).attrs["HostConfig"]
+    assert host["NetworkMode"] == "none"
+    assert host["ReadonlyRootfs"] is True
+    assert host["CapDrop"] == ["ALL"]
+    assert host["SecurityOpt"] == ["no-new-privileges"]
+    assert host["Memory"] == 512 * 1024 * 1024 and host["MemorySwap"] == host["Memory"]
+    assert host["PidsLimit"] == 64
+    assert host["NanoCpus"] == 1_000_000_000
+    assert host["Init"] is True
+    # the workspace is a named volume filled through the API: no host path is mounted
+    assert host["Binds"] == [f"{session.volume.name}:/sandbox:rw"]
     assert session.info.backend == "docker" and session.info.network is False
 
 
@@ -359,8 +371,9 @@ def test_setup_installs_requirements_with_network_and_tests_run_without(tmp_path
         imported = session.run([session.python, "-c", "import six, pytest; print(six.__version__)"],
                                timeout=30)
         assert imported.stdout == "1.16.0\n"
-        after = session.run([session.python, "-c", CONNECT, "pypi.org", "443"], timeout=20)
-        assert after.stdout.startswith("blocked:")
+        for host, port in (("pypi.org", "443"), ("1.1.1.1", "53"), ("172.17.0.1", "2375")):
+            after = session.run([session.python, "-c", CONNECT, host, port], timeout=20)
+            assert after.stdout.startswith("blocked:"), (host, after.stdout)
     finally:
         session.close()
 
