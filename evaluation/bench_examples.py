@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -114,12 +115,20 @@ def _mean_ms(run, repeat: int) -> float:
 
 def command_overhead(image: str, command: list[str], repeat: int) -> list[tuple[str, float]]:
     """Mean milliseconds of one command, run five ways."""
-    import subprocess
     import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="selfheal-bench-"))
+    try:
+        return _measure(folder, image, command, repeat)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _measure(folder: Path, image: str, command: list[str], repeat: int) -> list[tuple[str, float]]:
+    import subprocess
 
     from selfheal.sandbox.container import DockerSandbox
 
-    folder = Path(tempfile.mkdtemp(prefix="selfheal-bench-"))
     (folder / "a.py").write_text("x = 1\n")
     rows = [
         (
