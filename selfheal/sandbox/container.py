@@ -22,7 +22,6 @@ import io
 import json
 import os
 import posixpath
-import queue
 import socket
 import struct
 import tarfile
@@ -38,7 +37,7 @@ from selfheal.sandbox.env import FIXED, expand_path, is_secret_name
 from selfheal.sandbox.exceptions import SandboxUnavailable, SetupFailed
 from selfheal.sandbox.incontainer import KILLER, RUNNER, SERVER
 from selfheal.sandbox.local import STATE_DIR
-from selfheal.sandbox.output import CappedBuffer, capped_text
+from selfheal.sandbox.output import CappedBuffer, LineQueue, capped_text
 
 MOUNT = "/sandbox"
 WORKSPACE = f"{MOUNT}/workspace"
@@ -261,7 +260,7 @@ class DockerSession:
         script = self._setup_script(plan, needs_tools)
         environment = {"PATH": f"{VENV}/bin:{CONTAINER_PATH}", "HOME": "/tmp", "VIRTUAL_ENV": VENV, **FIXED}
         if self.sandbox.ca_bundle:
-            self._put(_file_archive("ca-bundle.pem", Path(self.sandbox.ca_bundle).read_bytes()))
+            self._put(_archive([], {"ca-bundle.pem": Path(self.sandbox.ca_bundle).read_bytes()}))
             environment.update(
                 PIP_CERT=f"{MOUNT}/ca-bundle.pem",
                 SSL_CERT_FILE=f"{MOUNT}/ca-bundle.pem",
@@ -321,7 +320,7 @@ class DockerSession:
     def _ensure_state_dirs(self) -> None:
         if not getattr(self, "_state_ready", False):
             self._put(
-                _dirs_archive(
+                _archive(
                     [f"workspace/{STATE_DIR}", f"workspace/{STATE_DIR}/home", f"workspace/{STATE_DIR}/tmp"]
                 )
             )
@@ -467,14 +466,7 @@ class DockerSession:
         parents = [
             posixpath.join("workspace", *member.split("/")[:i]) for i in range(1, member.count("/") + 1)
         ]
-        buffer = io.BytesIO()
-        with tarfile.open(fileobj=buffer, mode="w") as tar:
-            for folder in parents:
-                tar.addfile(_dir_entry(folder))
-            info = tarfile.TarInfo(f"workspace/{member}")
-            info.size, info.uid, info.gid, info.mode = len(data), UID, UID, 0o644
-            tar.addfile(info, io.BytesIO(data))
-        self._put(buffer.getvalue())
+        self._put(_archive(parents, {f"workspace/{member}": data}))
 
     def read_file(self, relpath: str) -> bytes | None:
         import docker.errors
@@ -521,20 +513,16 @@ def _dir_entry(name: str) -> tarfile.TarInfo:
     return info
 
 
-def _dirs_archive(names: list[str]) -> bytes:
+def _archive(folders: list[str], files: dict[str, bytes] | None = None) -> bytes:
+    """A tar of folders and files owned by the sandbox user, for `put_archive`."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for name in names:
+        for name in folders:
             tar.addfile(_dir_entry(name))
-    return buffer.getvalue()
-
-
-def _file_archive(name: str, data: bytes) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        info = tarfile.TarInfo(name)
-        info.size, info.uid, info.gid, info.mode = len(data), UID, UID, 0o644
-        tar.addfile(info, io.BytesIO(data))
+        for name, data in (files or {}).items():
+            info = tarfile.TarInfo(name)
+            info.size, info.uid, info.gid, info.mode = len(data), UID, UID, 0o644
+            tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
 
 
@@ -546,7 +534,7 @@ class DockerChannel:
         self._sock = sock
         self._raw = getattr(sock, "_sock", sock)
         self._marker = marker
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._lines = LineQueue()
         self._stderr = CappedBuffer(limit)
         self.closed = False
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -571,7 +559,7 @@ class DockerChannel:
                     self._lines.put(line.decode("utf-8", "replace"))
         except OSError:
             pass
-        self._lines.put(None)
+        self._lines.end()
 
     def _recv_exact(self, size: int) -> bytes | None:
         data = b""
@@ -587,13 +575,7 @@ class DockerChannel:
             self._raw.sendall(line.encode("utf-8") + b"\n")
 
     def receive(self, timeout: float) -> str | None:
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if line is None:
-            self._lines.put(None)
-        return line
+        return self._lines.get(timeout)
 
     def close(self) -> str:
         if not self.closed:

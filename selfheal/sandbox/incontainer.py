@@ -31,8 +31,30 @@ def kill_marked(marker, spare=()):
             return
 """
 
-RUNNER = (
+# Wait for a command started in a new session; then kill its session and everything carrying
+# its marker (children that left the session too). None means it ran past the timeout.
+WAIT_AND_KILL = (
     KILL_MARKED
+    + r"""
+import subprocess
+def wait_and_kill(child, timeout, marker):
+    try:
+        code = child.wait(timeout if timeout > 0 else None)
+    except subprocess.TimeoutExpired:
+        code = None
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    kill_marked(marker, spare=(os.getpid(),))
+    if code is None:
+        child.wait()
+    return code
+"""
+)
+
+RUNNER = (
+    WAIT_AND_KILL
     + r"""
 import subprocess, sys
 timeout, marker, argv = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
@@ -45,17 +67,8 @@ except FileNotFoundError:
 except PermissionError:
     sys.stderr.write("selfheal: not executable: %s\n" % argv[0])
     sys.exit(126)
-try:
-    code = child.wait(timeout if timeout > 0 else None)
-except subprocess.TimeoutExpired:
-    code = None
-try:
-    os.killpg(child.pid, signal.SIGKILL)
-except OSError:
-    pass
-kill_marked(marker, spare=(os.getpid(),))
+code = wait_and_kill(child, timeout, marker)
 if code is None:
-    child.wait()
     sys.stderr.write("selfheal: killed after %gs\n" % timeout)
     sys.exit(137)
 sys.exit(code if code >= 0 else 128 - code)
@@ -77,7 +90,7 @@ kill_marked(sys.argv[1], spare=(os.getpid(),))
 # (head and tail base64). Each command runs in a new session with its own marker, and is killed
 # with everything it started on timeout and when it ends, as under RUNNER.
 SERVER = (
-    KILL_MARKED
+    WAIT_AND_KILL
     + r"""
 import base64, json, subprocess, sys, threading, time
 
@@ -120,18 +133,7 @@ def serve(request):
                threading.Thread(target=drain, args=(child.stderr, request["limit"], err))]
     for reader in readers:
         reader.start()
-    timeout = request["timeout"]
-    try:
-        code = child.wait(timeout if timeout > 0 else None)
-    except subprocess.TimeoutExpired:
-        code = None
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except OSError:
-        pass
-    kill_marked(request["marker"], spare=(os.getpid(),))
-    if code is None:
-        child.wait()
+    code = wait_and_kill(child, request["timeout"], request["marker"])
     for reader in readers:
         reader.join(5)
     return {"code": 137 if code is None else (code if code >= 0 else 128 - code),

@@ -14,7 +14,6 @@ import errno
 import math
 import os
 import posixpath
-import queue
 import resource
 import shutil
 import signal
@@ -30,7 +29,7 @@ from selfheal.sandbox.base import ExecResult, Limits, SandboxInfo
 from selfheal.sandbox.bwrap import Bwrap, probe_bwrap
 from selfheal.sandbox.cgroup import CgroupSlot, PidsCgroups
 from selfheal.sandbox.env import build_environment, expand_path
-from selfheal.sandbox.output import CappedBuffer, drain_in_background
+from selfheal.sandbox.output import CappedBuffer, LineQueue, drain_in_background
 
 STATE_DIR = ".selfheal-sandbox"
 MiB = 1024 * 1024
@@ -339,7 +338,7 @@ class LocalChannel:
     def __init__(self, proc: subprocess.Popen[bytes], slot: CgroupSlot | None, limit: int) -> None:
         self._proc = proc
         self._slot = slot
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._lines = LineQueue()
         self._stderr = CappedBuffer(limit)
         self._stderr_reader = drain_in_background(proc.stderr, self._stderr)
         self._stdout_reader = threading.Thread(target=self._read_lines, daemon=True)
@@ -352,7 +351,7 @@ class LocalChannel:
                 self._lines.put(raw.decode("utf-8", "replace").rstrip("\n"))
         except (OSError, ValueError):
             pass
-        self._lines.put(None)
+        self._lines.end()
 
     def send(self, line: str) -> None:
         try:
@@ -362,13 +361,7 @@ class LocalChannel:
             pass  # a dead worker shows up as end of stream on receive()
 
     def receive(self, timeout: float) -> str | None:
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if line is None:
-            self._lines.put(None)  # keep reporting end of stream
-        return line
+        return self._lines.get(timeout)
 
     @property
     def alive(self) -> bool:

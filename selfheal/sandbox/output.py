@@ -6,6 +6,7 @@ only a head and a tail are kept. The tail matters most (pytest prints its summar
 
 from __future__ import annotations
 
+import queue
 import threading
 from typing import BinaryIO
 
@@ -66,3 +67,26 @@ def drain_in_background(stream: BinaryIO, buffer: CappedBuffer) -> threading.Thr
     thread = threading.Thread(target=pump, daemon=True)
     thread.start()
     return thread
+
+
+class LineQueue:
+    """Lines of a long-lived process's output, waited for with a timeout; end of stream sticks."""
+
+    def __init__(self) -> None:
+        self._lines: queue.Queue[str | None] = queue.Queue()
+
+    def put(self, line: str) -> None:
+        self._lines.put(line)
+
+    def end(self) -> None:
+        self._lines.put(None)
+
+    def get(self, timeout: float) -> str | None:
+        """The next line; None on timeout or once the stream has ended (and every time after)."""
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if line is None:
+            self._lines.put(None)
+        return line
