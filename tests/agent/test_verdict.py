@@ -16,7 +16,7 @@ from selfheal.agent.loop import HealRun
 from selfheal.agent.repair.edits import Candidate, Edit
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.testrun import TestReport
-from selfheal.agent.verdict import NewTestEvidence, added_skips, judge, protected_changes
+from selfheal.agent.verdict import NewTestEvidence, Verdict, added_skips, judge, protected_changes
 from selfheal.agent.workspace import Origin, Workspace
 from selfheal.sandbox import LocalSandbox
 
@@ -69,16 +69,24 @@ def heal_run(repo: Path) -> Iterator[HealRun]:
         workspace.cleanup()
 
 
-def replace_in(run: HealRun, path: str, old: str, new: str) -> Candidate:
-    text = run.base_text(path)
-    assert old in text
-    data = text.encode()
+def replace_in(run: HealRun, path: str, old: str, new: str) -> Edit:
+    data = run.base_text(path).encode()
+    assert old.encode() in data
     start = data.index(old.encode())
-    return Candidate(
-        edits=(Edit(path, start, start + len(old.encode()), new),),
-        family="hand-written", description=f"{old!r} -> {new!r}", file=path, line=1,
-        function="?", score=1.0,
-    )  # fmt: skip
+    return Edit(path, start, start + len(old.encode()), new)
+
+
+def judge_replacements(repo: Path, *replacements: tuple[str, str, str]) -> tuple[TestReport, Verdict]:
+    """Baseline, then the verdict on a hand-written candidate of (path, old, new) replacements,
+    through the same real runs a heal makes."""
+    with heal_run(repo) as run:
+        baseline, _ = run.run_baseline()
+        candidate = Candidate(
+            edits=tuple(replace_in(run, *r) for r in replacements), family="hand-written",
+            description="hand-written candidate", file=replacements[0][0], line=1, function="?",
+            score=1.0,
+        )  # fmt: skip
+        return baseline, run.validate(candidate, {}, baseline)
 
 
 @pytest.fixture
@@ -86,27 +94,22 @@ def calc_repo(make_repo) -> Path:
     return make_repo(CALC)
 
 
+RIGHT_FIX = ("calc/ops.py", "return low\n    return value", "return high\n    return value")
+
+
 def test_right_fix_is_healed(calc_repo):
-    with heal_run(calc_repo) as run:
-        baseline, _ = run.run_baseline()
-        assert baseline.failing == ["tests/test_ops.py::test_clamp_above"]
-        verdict = run.validate(
-            replace_in(run, "calc/ops.py", "return low\n    return value", "return high\n    return value"),
-            {},
-            baseline,
-        )
+    baseline, verdict = judge_replacements(calc_repo, RIGHT_FIX)
+    assert baseline.failing == ["tests/test_ops.py::test_clamp_above"]
     assert verdict.status == "healed"
     assert [r.holds for r in verdict.rules] == [True] * 5
     assert verdict.healed == ("tests/test_ops.py::test_clamp_above",)
 
 
 def test_refuses_a_candidate_that_edits_a_test_file(calc_repo):
-    with heal_run(calc_repo) as run:
-        baseline, _ = run.run_baseline()
-        cheat = replace_in(
-            run, "tests/test_ops.py", "assert clamp(42, 0, 10) == 10", "assert clamp(42, 0, 10) == 0"
-        )
-        verdict = run.validate(cheat, {}, baseline)
+    _, verdict = judge_replacements(
+        calc_repo,
+        ("tests/test_ops.py", "assert clamp(42, 0, 10) == 10", "assert clamp(42, 0, 10) == 0"),
+    )
     assert verdict.status == "not_healed"
     rule3 = verdict.rules[2]
     assert not rule3.holds
@@ -116,22 +119,13 @@ def test_refuses_a_candidate_that_edits_a_test_file(calc_repo):
 
 
 def test_refuses_a_candidate_that_breaks_another_test(calc_repo):
-    with heal_run(calc_repo) as run:
-        baseline, _ = run.run_baseline()
-        # returns high for everything outside [low, high]: fixes "above", breaks "below"
-        breaking = replace_in(
-            run,
-            "calc/ops.py",
-            "        return low\n    if value > high:",
-            "        return high\n    if value > high:",
-        )
-        breaking = Candidate(
-            edits=breaking.edits + replace_in(run, "calc/ops.py", "return low\n    return value",
-                                              "return high\n    return value").edits,
-            family="hand-written", description="both branches return high", file="calc/ops.py",
-            line=1, function="clamp", score=1.0,
-        )  # fmt: skip
-        verdict = run.validate(breaking, {}, baseline)
+    # returns high for everything outside [low, high]: fixes "above", breaks "below"
+    _, verdict = judge_replacements(
+        calc_repo,
+        ("calc/ops.py", "        return low\n    if value > high:",
+         "        return high\n    if value > high:"),
+        RIGHT_FIX,
+    )
     assert verdict.status == "not_healed"
     assert verdict.healed == ("tests/test_ops.py::test_clamp_above",)
     assert verdict.regressions == ("tests/test_ops.py::test_clamp_below",)
@@ -140,15 +134,11 @@ def test_refuses_a_candidate_that_breaks_another_test(calc_repo):
 
 
 def test_refuses_a_candidate_that_only_skips_the_failing_test(calc_repo):
-    with heal_run(calc_repo) as run:
-        baseline, _ = run.run_baseline()
-        skip = replace_in(
-            run,
-            "tests/test_ops.py",
-            "def test_clamp_above():",
-            "import pytest\n\n\n@pytest.mark.skip(reason='later')\ndef test_clamp_above():",
-        )
-        verdict = run.validate(skip, {}, baseline)
+    _, verdict = judge_replacements(
+        calc_repo,
+        ("tests/test_ops.py", "def test_clamp_above():",
+         "import pytest\n\n\n@pytest.mark.skip(reason='later')\ndef test_clamp_above():"),
+    )
     assert verdict.status == "not_healed"
     assert not verdict.rules[0].holds  # skipped is not passed
     assert verdict.still_failing == ("tests/test_ops.py::test_clamp_above",)
@@ -156,15 +146,11 @@ def test_refuses_a_candidate_that_only_skips_the_failing_test(calc_repo):
 
 
 def test_refuses_a_skip_smuggled_into_source(calc_repo):
-    with heal_run(calc_repo) as run:
-        baseline, _ = run.run_baseline()
-        skip = replace_in(
-            run,
-            "calc/ops.py",
-            "    if value > high:\n        return low",
-            "    if value > high:\n        import pytest; pytest.skip('x')",
-        )
-        verdict = run.validate(skip, {}, baseline)
+    _, verdict = judge_replacements(
+        calc_repo,
+        ("calc/ops.py", "    if value > high:\n        return low",
+         "    if value > high:\n        import pytest; pytest.skip('x')"),
+    )
     assert verdict.status == "not_healed"
     assert not verdict.rules[0].holds
     assert not verdict.rules[2].holds
