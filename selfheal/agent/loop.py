@@ -117,10 +117,7 @@ class HealRun:
             test_timeout=config.test_timeout,
             source_dirs=("src",) if any(f.startswith("src/") for f in workspace.files) else (),
         )  # fmt: skip
-        self.sources = {
-            path: workspace.base_text(path)
-            for path in source_files(workspace.files, config.protected, config.source)
-        }
+        self.sources = workspace.base_texts(source_files(workspace.files, config.protected, config.source))
         self.baseline_messages: dict[str, str] = {}
         self.result = HealResult(
             status=ERROR, repo=str(workspace.origin.path), base_sha=workspace.base_sha,

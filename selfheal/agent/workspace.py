@@ -203,12 +203,24 @@ class Workspace:
 
     def base_text(self, relpath: str) -> str:
         """A file as it is in the base commit (cached; the working copy may be patched)."""
-        if relpath not in self._texts:
-            shown = self._git("show", f"{self.base_commit}:{relpath}", check=False)
-            if shown.returncode != 0:
-                raise WorkspaceError(f"{relpath} is not in the base snapshot")
-            self._texts[relpath] = shown.stdout.decode("utf-8")
-        return self._texts[relpath]
+        return self.base_texts([relpath])[relpath]
+
+    def base_texts(self, relpaths: list[str]) -> dict[str, str]:
+        """Several files of the base commit, read by one `git cat-file --batch`."""
+        missing = [p for p in dict.fromkeys(relpaths) if p not in self._texts]
+        if any("\n" in p for p in missing):  # the batch protocol is line-based
+            raise WorkspaceError("a file name contains a newline; selfheal cannot read it")
+        if missing:
+            request = "".join(f"{self.base_commit}:{p}\n" for p in missing).encode("utf-8")
+            output = self._git("cat-file", "--batch", input=request).stdout
+            for path in missing:
+                header, _, output = output.partition(b"\n")
+                if header.endswith(b" missing"):
+                    raise WorkspaceError(f"{path} is not in the base snapshot")
+                size = int(header.split()[2])
+                self._texts[path] = output[:size].decode("utf-8")
+                output = output[size + 1 :]  # the blob is followed by a newline
+        return {p: self._texts[p] for p in relpaths}
 
     # -- patches ----------------------------------------------------------------------------
     def _with_scratch_index(self) -> tuple[dict[str, str], Path]:
