@@ -372,3 +372,12 @@ def test_git_config_planted_in_the_copy_never_runs_on_the_host(planted, make_rep
     host_git(root, "diff")
     assert fsmonitor_marker.exists()
     assert textconv_marker.exists()
+
+
+def test_base_texts_reads_many_files_at_once_and_names_a_missing_one(make_repo, snapshot):
+    repo = make_repo({**PROJECT, "pkg/empty.py": "", "pkg/crlf.py": "x = 'é'\r\n"})
+    workspace = snapshot(repo)
+    texts = workspace.base_texts(["pkg/calc.py", "pkg/empty.py", "pkg/crlf.py", "pkg/calc.py"])
+    assert texts == {"pkg/calc.py": SOURCE, "pkg/empty.py": "", "pkg/crlf.py": "x = 'é'\r\n"}
+    with pytest.raises(WorkspaceError, match=r"pkg/nope\.py is not in the base snapshot"):
+        workspace.base_texts(["pkg/calc.py", "pkg/nope.py"])
