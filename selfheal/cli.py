@@ -115,6 +115,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep the temporary copy of the repository for inspection",
     )
+    commands.add_parser(
+        "action",
+        help="the GitHub Action entrypoint: act on the workflow's event",
+        description="Reads the event the runner provides (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH) and "
+        "the action's inputs (INPUT_*), heals what the event asks for, and answers on GitHub: "
+        "reactions, a progress comment, a pull request. Outputs go to GITHUB_OUTPUT, a job summary "
+        "to GITHUB_STEP_SUMMARY. Exit code 0 unless selfheal itself failed (1) or an input is "
+        "invalid (2); whether the code was healed is the `status` output.",
+    )
     return parser
 
 
@@ -122,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "heal":
         return run_heal(args)
+    if args.command == "action":
+        from selfheal.action.main import run as run_action
+
+        return run_action(os.environ)
     return EXIT_BAD_INPUT
 
 

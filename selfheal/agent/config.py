@@ -67,6 +67,7 @@ class HealConfig:
     sandbox_ca_bundle: str | None = None
     cpus: float = 2.0
     keep_workspace: bool = False
+    targets: tuple[str, ...] = ()  # heal only failing tests matching these ids or paths (e.g. from `/heal`)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 

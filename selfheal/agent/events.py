@@ -66,3 +66,36 @@ def stage(sink: EventSink, node: str, **data: Any) -> Iterator[dict[str, Any]]:
         yield details
     finally:
         sink.emit(Event(node, started, time.time(), details))
+
+
+def describe_finished(event: Event) -> str | None:
+    """One line for a finished step, as the CLI prints it and the progress comment shows it."""
+    data, node = event.data, event.node
+    took = f" ({event.end - event.start:.1f}s)" if event.end is not None else ""
+    if node == "sandbox":
+        if data.get("error"):
+            return f"sandbox: could not be prepared: {str(data['error']).splitlines()[0]}"
+        isolation = str(data.get("isolation", "")).split(";")[0]
+        return f"sandbox: {isolation}{took}"
+    if node == "baseline":
+        if data.get("status") != "ok":
+            return f"baseline: tests could not run ({data.get('status')}){took}"
+        return f"baseline: {data.get('failed', 0)} failing, {data.get('passed', 0)} passing{took}"
+    if node == "flake_check":
+        flaky = data.get("flaky") or []
+        return f"flake check: {len(flaky)} flaky{': ' + ', '.join(flaky[:3]) if flaky else ''}{took}"
+    if node == "localize":
+        top = (data.get("top") or ["nothing"])[0]
+        return f"localized: {data.get('lines', 0)} suspicious lines, most suspicious {top}{took}"
+    if node == "screening_worker":
+        if data.get("screener") == "fork-worker":
+            return f"screening worker ready: {data.get('tests', 0)} tests collected once{took}"
+        return f"screening worker unavailable ({data.get('note')}); using one pytest run per candidate"
+    if node == "repair":
+        return (
+            f"round {data.get('round')}: {data.get('tried', 0)} candidates screened, "
+            f"{data.get('plausible', 0)} plausible{took}"
+        )
+    if node == "validate":
+        return f"verdict for {data.get('candidate', '?')}: {data.get('status')}{took}"
+    return None

@@ -86,6 +86,15 @@ def heal(
     return result
 
 
+def matches_target(nodeid: str, targets: tuple[str, ...]) -> bool:
+    """A test id matches a target that names it, its file, its class or a folder above it."""
+    for target in targets:
+        target = target.rstrip("/") if target.endswith("/") and "::" not in target else target
+        if nodeid == target or nodeid.startswith((f"{target}::", f"{target}/", f"{target}[")):
+            return True
+    return False
+
+
 def _setup_failed(config: HealConfig, workspace: Workspace, error: str) -> HealResult:
     return HealResult(
         status=ERROR, repo=str(workspace.origin.path), base_sha=workspace.base_sha,
@@ -147,6 +156,20 @@ class HealRun:
         if not targets:
             result.notes.append("every failing test passed when re-run: they are flaky, not broken")
             return self.finish(NOTHING_TO_HEAL)
+        if self.config.targets:
+            chosen = [t for t in targets if matches_target(t, self.config.targets)]
+            result.untargeted = tuple(t for t in targets if t not in chosen)
+            if not chosen:
+                result.notes.append(
+                    f"none of the {len(targets)} failing tests matches the targets "
+                    f"{', '.join(self.config.targets)}"
+                )
+                return self.finish(NOTHING_TO_HEAL)
+            if result.untargeted:
+                result.notes.append(
+                    f"{len(result.untargeted)} failing tests outside the targets were left alone"
+                )
+            targets = chosen
         result.localization = self.localize(baseline, targets, coverage)
         if not result.localization.lines:
             return self.finish(
@@ -380,6 +403,7 @@ class HealRun:
                 base_texts={p: self.base_text(p) for p in changes}, patch=patch,
                 protected=self.config.protected,
                 applies=self.workspace.check_applies(patch),
+                untargeted=frozenset(self.result.untargeted),
             )  # fmt: skip
             info.update(
                 status=verdict.status,

@@ -59,6 +59,7 @@ class HealResult:
     baseline: TestReport | None = None
     after: TestReport | None = None
     flaky: tuple[str, ...] = ()
+    untargeted: tuple[str, ...] = ()  # failing, but outside the requested targets: left alone
     localization: Localization | None = None
     fixes: tuple[Candidate, ...] = ()  # the accepted edits, in the order they were found
     changes: dict[str, str] = field(default_factory=dict)

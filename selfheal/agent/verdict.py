@@ -138,8 +138,10 @@ def judge(
     protected: tuple[str, ...],
     applies: tuple[bool, str],
     new_tests: tuple[NewTestEvidence, ...] = (),
+    untargeted: frozenset[str] = frozenset(),
 ) -> Verdict:
-    targets = [t for t in baseline.failing if t not in flaky]
+    """`untargeted`: baseline failures nobody asked to heal; they need not pass (and did not pass before)."""
+    targets = [t for t in baseline.failing if t not in flaky and t not in untargeted]
     after_outcomes = after.outcomes if after.ran else {}
 
     healed = tuple(t for t in targets if _outcome(after_outcomes, t) == "passed")

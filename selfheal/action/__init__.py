@@ -1,0 +1,1 @@
+"""The GitHub Actions adapter: inputs, event -> request, outputs, job summary, annotations. Thin."""

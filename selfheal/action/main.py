@@ -1,0 +1,187 @@
+"""`selfheal action`: the entrypoint of the container action.
+
+    runner env + event file -> inputs, Trigger -> Bot.handle -> outputs, job summary, annotation
+
+Exit code: 0 whenever selfheal did its job — also when it refused, had nothing to heal or
+honestly could not heal (the `status` output says which); 1 when selfheal itself failed
+(GitHub or git unreachable, a malformed event, a missing token); 2 for invalid inputs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import secrets
+import sys
+import time
+import traceback
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from selfheal.action.inputs import ActionInputs, parse_inputs
+from selfheal.action.runner import annotation, relative_to_workspace, write_outputs, write_summary
+from selfheal.agent.events import Event, describe_finished
+from selfheal.agent.exceptions import ConfigError, SelfhealError
+from selfheal.agent.result import HEALED, PARTIAL
+from selfheal.bot.events import load_event, parse_event
+from selfheal.bot.exceptions import BotError
+from selfheal.bot.github import DEFAULT_API_URL, GitHubClient
+from selfheal.bot.gitops import Identity
+from selfheal.bot.service import Bot, BotSettings, Outcome
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+PR_SET_DUMPABLE = 4
+
+
+class RedactingStream:
+    """Writes through to a stream with every secret replaced by ***."""
+
+    def __init__(self, stream: TextIO, secrets_: tuple[str, ...] = ()) -> None:
+        self.stream = stream
+        self.secrets = secrets_
+
+    def redact(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def write(self, text: str) -> None:
+        self.stream.write(self.redact(text))
+        self.stream.flush()
+
+
+class LogSink:
+    """The heal's steps as lines in the job log."""
+
+    def __init__(self, out: RedactingStream) -> None:
+        self.out = out
+
+    def emit(self, event: Event) -> None:
+        line = describe_finished(event) if event.end is not None else None
+        if line:
+            self.out.write(f"[selfheal] {line}\n")
+
+
+def make_undumpable() -> None:
+    """Keep same-user processes (the repo's tests, under the local sandbox) out of our memory.
+
+    A non-dumpable process's /proc/<pid>/environ and /proc/<pid>/mem need CAP_SYS_PTRACE, which
+    containers do not grant; children get a fresh, dumpable image when they exec.
+    """
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def run(env: Mapping[str, str], stderr: TextIO | None = None) -> int:
+    make_undumpable()
+    log = RedactingStream(stderr or sys.stderr)
+    started = time.monotonic()
+    try:
+        inputs = parse_inputs(env)
+        log.secrets = inputs.secrets
+        trigger = parse_event(
+            env.get("GITHUB_EVENT_NAME", ""),
+            load_event(env.get("GITHUB_EVENT_NAME"), env.get("GITHUB_EVENT_PATH")),
+            repo_hint=env.get("GITHUB_REPOSITORY"),
+        )
+        repo = getattr(trigger, "repo", None) or env.get("GITHUB_REPOSITORY", "")
+        client = GitHubClient(
+            repo,
+            inputs.github_token,
+            api_url=env.get("GITHUB_API_URL") or DEFAULT_API_URL,
+            write_interval=float(env.get("SELFHEAL_GITHUB_WRITE_INTERVAL", "1.0")),
+        )
+        bot = Bot(client, inputs.github_token, settings(inputs, env), log=LogSink(log))
+        outcome = bot.handle(trigger)
+    except ConfigError as exc:
+        return _failed(env, log, f"invalid input: {exc}", EXIT_BAD_INPUT)
+    except (BotError, SelfhealError) as exc:
+        return _failed(env, log, str(exc), EXIT_FAILED)
+    except Exception as exc:  # reported; the traceback when asked for
+        if env.get("SELFHEAL_DEBUG"):
+            log.write(traceback.format_exc())
+        return _failed(
+            env, log, f"internal error: {exc!r} (set SELFHEAL_DEBUG=1 for the traceback)", EXIT_FAILED
+        )
+    report(env, log, outcome, time.monotonic() - started)
+    return EXIT_OK
+
+
+def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
+    base = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
+    run_id = env.get("GITHUB_RUN_ID", "local")
+    attempt = env.get("GITHUB_RUN_ATTEMPT", "1")
+    out_dir = base / ".selfheal" / "runs" / f"run-{run_id}-{attempt}-{secrets.token_hex(3)}"
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    run_url = (
+        f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{run_id}" if env.get("GITHUB_REPOSITORY") else ""
+    )
+    flags: dict[str, Any] = {
+        "test_command": inputs.test_command or None,
+        "max_minutes": inputs.max_minutes,
+        "sandbox": inputs.sandbox,
+        "sandbox_image": inputs.sandbox_image or None,
+        "provider": inputs.provider,
+    }
+    workdir = env.get("RUNNER_TEMP")
+    try:
+        author = Identity.parse(inputs.commit_author)
+    except ValueError as exc:
+        raise ConfigError(f"input commit-author: {exc}") from exc
+    return BotSettings(
+        min_permission=inputs.permission,
+        mode=inputs.mode,
+        draft=inputs.draft,
+        dry_run=inputs.dry_run,
+        author=author,
+        heal_flags={k: v for k, v in flags.items() if v is not None},
+        extra_protected=inputs.protected_paths,
+        run_url=run_url,
+        out_dir=out_dir,
+        workdir=Path(workdir) if workdir and Path(workdir).is_dir() else None,
+    )
+
+
+def report(env: Mapping[str, str], log: RedactingStream, outcome: Outcome, wall_s: float) -> None:
+    publication = outcome.publication
+    values = {
+        "status": outcome.status,
+        "pr-number": str(publication.pr_number) if publication and publication.pr_number else "",
+        "pr-url": publication.pr_url if publication else "",
+        "pr-operation": publication.operation if publication else "none",
+        "branch": publication.branch if publication else "",
+        "report-path": relative_to_workspace(env, outcome.out_dir) if outcome.out_dir else "",
+    }
+    write_outputs(env, {k: log.redact(v) for k, v in values.items()})
+    log.write(f"[selfheal] {outcome.status}: {outcome.message} ({wall_s:.1f}s)\n")
+    if publication and publication.pr_url:
+        log.write(f"[selfheal] pull request {publication.operation}: {publication.pr_url}\n")
+    for note in publication.notes if publication else ():
+        log.write(f"[selfheal] note: {note}\n")
+    result = outcome.result
+    if result and result.fixes and result.status in (HEALED, PARTIAL):
+        fix = result.fixes[0]
+        prefix = f"{result.project_dir}/" if result.project_dir else ""
+        tests = ", ".join(result.verdict.healed[:3]) if result.verdict else ""
+        log.write(
+            annotation(
+                "error", f"root cause of {tests}: {fix.description}", file=prefix + fix.file, line=fix.line
+            )
+            + "\n"
+        )
+    summary = [f"## selfheal: {outcome.status.replace('_', ' ')}", "", outcome.message, ""]
+    if publication and publication.pr_url:
+        summary += [f"Pull request ({publication.operation}): {publication.pr_url}", ""]
+    if outcome.out_dir and (outcome.out_dir / "summary.md").is_file():
+        summary += [(outcome.out_dir / "summary.md").read_text(encoding="utf-8")]
+    write_summary(env, log.redact("\n".join(summary)))
+
+
+def _failed(env: Mapping[str, str], log: RedactingStream, message: str, code: int) -> int:
+    log.write(annotation("error", f"selfheal: {message}") + "\n")
+    write_outputs(env, {"status": "error", "pr-operation": "none"})
+    write_summary(env, log.redact(f"## selfheal: error\n\n{message}\n"))
+    return code

@@ -1,0 +1,67 @@
+"""The `/heal` comment command. Comment text is data: it is parsed here into a typed value and never
+reaches a shell; hidden HTML comments are removed before anything reads it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HIDDEN_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+COMMAND = "/heal"
+# A test id or path: what pytest accepts on its command line, nothing that looks like an option.
+TARGET = re.compile(r"^(?!-)[\w./\-\[\]:,=+@%]+$")
+MAX_TARGETS = 20
+MAX_CONTEXT_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class HealCommand:
+    dry_run: bool = False
+    approve: bool = False
+    targets: tuple[str, ...] = ()
+    context: str = ""  # the rest of the comment, for a model; never executed
+    ignored: tuple[str, ...] = ()  # words after /heal that are neither an option nor a test
+
+
+def strip_hidden(text: str) -> str:
+    return HIDDEN_COMMENT.sub("", text or "")
+
+
+def parse_command(body: str) -> HealCommand | None:
+    """The command in a comment body, or None when the comment is not a `/heal` command.
+
+    `/heal` must open the comment; words on its line are options (`dry-run`, `approve`) or test
+    targets (`tests/test_x.py`, `tests/test_x.py::test_y`).
+    """
+    visible = strip_hidden(body).replace("\r\n", "\n").strip()
+    first, _, rest = visible.partition("\n")
+    words = first.split()
+    if not words or words[0] != COMMAND:
+        return None
+    dry_run = approve = False
+    targets: list[str] = []
+    ignored: list[str] = []
+    for word in words[1:]:
+        option = word.lower().lstrip("-")
+        if option in ("dry-run", "dryrun", "dry_run"):
+            dry_run = True
+        elif option == "approve":
+            approve = True
+        elif _is_target(word) and len(targets) < MAX_TARGETS:
+            targets.append(word)
+        else:
+            ignored.append(word[:40])
+    return HealCommand(
+        dry_run=dry_run,
+        approve=approve,
+        targets=tuple(dict.fromkeys(targets)),
+        context=rest.strip()[:MAX_CONTEXT_CHARS],
+        ignored=tuple(ignored),
+    )
+
+
+def _is_target(word: str) -> bool:
+    if not TARGET.match(word) or ".." in word.split("::")[0].split("/"):
+        return False
+    path = word.split("::")[0]
+    return "::" in word or path.endswith(".py") or path.endswith("/")

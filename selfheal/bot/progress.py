@@ -1,0 +1,69 @@
+"""One progress comment per heal, edited in place as stages finish — never a stream of comments."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from selfheal.agent.events import Event, describe_finished
+from selfheal.bot.events import MARKER
+from selfheal.bot.exceptions import BotError
+from selfheal.bot.github import GitHubClient
+
+# the steps worth a comment edit; screening events come hundreds per second and are only counted
+SHOWN = {"sandbox", "baseline", "flake_check", "localize", "repair", "validate"}
+MIN_EDIT_INTERVAL_S = 2.0
+
+
+class ProgressComment:
+    """An EventSink that keeps one comment up to date. GitHub failures here never stop a heal."""
+
+    def __init__(self, client: GitHubClient, issue_number: int, title: str) -> None:
+        self.client = client
+        self.issue_number = issue_number
+        self.title = title
+        self.lines: list[str] = []
+        self.comment_id: int | None = None
+        self._last_edit = 0.0
+        self._pending = False
+
+    def start(self) -> None:
+        self.comment_id = self.client.comment(self.issue_number, self.render("starting"))
+        self._last_edit = time.monotonic()
+
+    def emit(self, event: Event) -> None:
+        if event.end is None or event.node not in SHOWN:
+            return
+        line = describe_finished(event)
+        if not line:
+            return
+        self.lines.append(line)
+        self._pending = True
+        if time.monotonic() - self._last_edit >= MIN_EDIT_INTERVAL_S or event.node == "validate":
+            self._edit(self.render("working"))
+
+    def finish(self, conclusion: str) -> None:
+        """The last edit: what happened, in place of the running log's header."""
+        self._edit(self.render("done", conclusion))
+
+    def render(self, state: str, conclusion: str = "") -> str:
+        head = {
+            "starting": f"⏳ **selfheal** is healing {self.title}",
+            "working": f"⏳ **selfheal** is healing {self.title}",
+            "done": f"**selfheal** — {self.title}",
+        }[state]
+        steps = "\n".join(f"- {line}" for line in self.lines) or "- preparing the sandbox"
+        parts = [MARKER, head, "", steps]
+        if conclusion:
+            parts += ["", conclusion]
+        return "\n".join(parts)
+
+    def _edit(self, body: str) -> None:
+        if self.comment_id is None:
+            return
+        try:
+            self.client.edit_comment(self.issue_number, self.comment_id, body)
+        except BotError as exc:
+            sys.stderr.write(f"selfheal: could not update the progress comment: {exc}\n")
+        self._last_edit = time.monotonic()
+        self._pending = False

@@ -1,0 +1,119 @@
+"""Branch and pull request, created or updated: one PR per failure signature.
+
+    commit on the base sha -> compare with the remote branch -> push (force, with lease)
+    -> open PR | update PR body | nothing changed        => operation created | updated | none
+
+A push whose pull request then cannot be opened is undone (the branch deleted); should that
+fail too, the next run finds the branch and reuses it, since the push is forced.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from git import Repo
+
+from selfheal.bot.exceptions import BotError
+from selfheal.bot.github import GitHubClient
+from selfheal.bot.gitops import Identity, Remote
+
+CREATED, UPDATED, NONE = "created", "updated", "none"
+LABEL = "selfheal"
+BODY_LIMIT = 65_536  # GitHub rejects longer pull request bodies
+
+
+@dataclass(frozen=True)
+class Change:
+    """What goes into the commit: the repaired files (full text, repo-relative) and the message."""
+
+    files: dict[str, str]
+    title: str
+    message: str
+    body: str
+    signature: str
+    branch: str
+    base_branch: str
+    base_sha: str
+    draft: bool
+
+
+@dataclass(frozen=True)
+class Publication:
+    operation: str
+    branch: str
+    commit: str = ""
+    pr_number: int | None = None
+    pr_url: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def fit_body(body: str, more_url: str) -> str:
+    if len(body) <= BODY_LIMIT:
+        return body
+    tail = f"\n\n… cut to GitHub's limit. The full report is in the run's artifact: {more_url}\n"
+    return body[: BODY_LIMIT - len(tail)] + tail
+
+
+def push_branch(remote: Remote, repo: Repo, change: Change, author: Identity) -> tuple[str, bool]:
+    """Commit the change on its base and push it; (commit sha, whether the branch moved)."""
+    sha = remote.commit(repo, change.files, change.message, author)
+    existing = remote.remote_branch(repo, change.branch)
+    if existing is not None:
+        old_sha, old_tree = existing
+        old = repo.commit(old_sha)
+        same_base = [p.hexsha for p in old.parents] == [change.base_sha]
+        if old_tree == repo.commit(sha).tree.hexsha and same_base:
+            return old_sha, False
+    remote.push(repo, sha, change.branch, expected=existing[0] if existing else None)
+    return sha, True
+
+
+def publish_pull(
+    client: GitHubClient,
+    remote: Remote,
+    repo: Repo,
+    change: Change,
+    author: Identity,
+    *,
+    reviewer: str | None,
+) -> Publication:
+    owner = client.repo_name.split("/")[0]
+    open_prs = client.open_pulls(owner, change.branch, base=change.base_branch)
+    sha, moved = push_branch(remote, repo, change, author)
+    notes: list[str] = []
+    if open_prs:
+        pull = open_prs[0]
+        if not moved:  # the same fix on the same base: leave the PR and its discussion alone
+            return Publication(NONE, change.branch, sha, pull.number, pull.url)
+        pull = client.update_pull(pull.number, title=change.title, body=change.body)
+        return Publication(UPDATED, change.branch, sha, pull.number, pull.url)
+    try:
+        pull = client.create_pull(
+            title=change.title,
+            body=change.body,
+            head=change.branch,
+            base=change.base_branch,
+            draft=change.draft,
+        )
+    except BotError:
+        _undo_push(client, change.branch)
+        raise
+    try:
+        client.add_label(pull.number, LABEL)
+    except BotError as exc:
+        notes.append(f"label not added: {exc}")
+    if reviewer:
+        refused = client.request_review(pull.number, reviewer)
+        if refused:
+            notes.append(refused)
+    return Publication(CREATED, change.branch, sha, pull.number, pull.url, tuple(notes))
+
+
+def _undo_push(client: GitHubClient, branch: str) -> None:
+    try:
+        client.delete_branch(branch)
+    except BotError as exc:
+        sys.stderr.write(
+            f"selfheal: branch {branch} stays without a pull request ({exc}); the next run reuses it\n"
+        )

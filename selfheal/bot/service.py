@@ -1,0 +1,407 @@
+"""One GitHub request, start to end: authorize, acknowledge, resolve, clone, heal, publish, report.
+
+    Bot.handle(trigger) -> Outcome
+
+Refusals, "nothing to heal" and honest failures to heal are outcomes; selfheal's own failures
+(GitHub or git not answering, a bad event) raise BotError after the requester has been told.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from selfheal.agent.config import build_config
+from selfheal.agent.events import EventSink, Fanout, Trace
+from selfheal.agent.exceptions import ConfigError, SelfhealError
+from selfheal.agent.loop import heal
+from selfheal.agent.outputs import write_outputs
+from selfheal.agent.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
+from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
+from selfheal.bot.exceptions import BotError
+from selfheal.bot.github import PERMISSION_RANK, GitHubClient
+from selfheal.bot.gitops import Identity, Remote
+from selfheal.bot.progress import ProgressComment
+from selfheal.bot.publish import NONE, Change, Publication, fit_body, publish_pull, push_branch
+from selfheal.bot.signature import branch_for, failure_signature
+from selfheal.sandbox import Limits
+from selfheal.sandbox.exceptions import SandboxError, SandboxUnavailable
+from selfheal.sandbox.select import choose_sandbox
+
+REFUSED, IGNORED, PROPOSED = "refused", "ignored", "proposed"
+PROPOSAL = re.compile(r"<!-- selfheal:proposal (\{.*?\}) -->")
+SUMMARY_START, SUMMARY_END = "<!-- selfheal:summary -->", "<!-- /selfheal:summary -->"
+SHA = re.compile(r"^[0-9a-f]{40}$")
+
+
+@dataclass(frozen=True)
+class BotSettings:
+    min_permission: str = "write"
+    mode: str = "auto"  # auto: open the PR | review: propose in a comment, open on `/heal approve`
+    draft: bool = False  # always open drafts (otherwise only when the verdict does not fully hold)
+    dry_run: bool = False
+    author: Identity = field(default_factory=Identity)
+    heal_flags: dict[str, Any] = field(default_factory=dict)  # HealConfig fields set by the inputs
+    extra_protected: tuple[str, ...] = ()
+    run_url: str = ""  # the workflow run, whose artifact holds the full report
+    out_dir: Path | None = None
+    workdir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.min_permission not in PERMISSION_RANK or self.min_permission == "none":
+            raise ValueError(
+                f"permission {self.min_permission!r}: choose read, triage, write, maintain or admin"
+            )
+        if self.mode not in ("auto", "review"):
+            raise ValueError(f"mode {self.mode!r}: choose auto or review")
+
+
+@dataclass
+class Outcome:
+    status: str  # a heal status, or refused | ignored | proposed
+    message: str
+    result: HealResult | None = None
+    report: dict[str, Any] | None = None
+    publication: Publication | None = None
+    out_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    sha: str
+    branch: str  # the branch that failed: the PR's base
+    title: str  # for comments: what is being healed
+
+
+class Bot:
+    def __init__(
+        self, client: GitHubClient, token: str, settings: BotSettings, log: EventSink | None = None
+    ) -> None:
+        self.client = client
+        self.token = token
+        self.settings = settings
+        self.log = log
+
+    # -- the request ------------------------------------------------------------------------------
+    def handle(self, trigger: Trigger | Skip) -> Outcome:
+        if isinstance(trigger, Skip):
+            return Outcome(IGNORED, trigger.reason)
+        if trigger.requester:
+            refusal = self.authorize(trigger)
+            if refusal:
+                return refusal
+        if trigger.comment_id:
+            self._react(trigger, "eyes")
+        try:
+            if trigger.command and trigger.command.approve:
+                return self.approve(trigger)
+            target = self.resolve(trigger)
+            if isinstance(target, Outcome):
+                return target
+            return self.heal(trigger, target)
+        except (BotError, SelfhealError, SandboxError) as exc:
+            self._react(trigger, "confused")
+            self._say(trigger, f"{MARKER}\n😕 selfheal could not finish: {exc}")
+            raise
+
+    def authorize(self, trigger: Trigger) -> Outcome | None:
+        assert trigger.requester
+        role = self.client.permission(trigger.requester)
+        needed = self.settings.min_permission
+        if PERMISSION_RANK.get(role, 0) >= PERMISSION_RANK[needed]:
+            return None
+        message = (
+            f"@{trigger.requester}, selfheal runs for people with **{needed}** access to "
+            f"{self.client.repo_name} or more, and your access is **{role}**. A maintainer can ask "
+            f"by commenting `/heal`."
+        )
+        if trigger.issue_number:
+            self._react(trigger, "confused")
+            self._say(trigger, f"{MARKER}\n{message}")
+        return Outcome(REFUSED, f"{trigger.requester} has {role} access; {needed} is needed")
+
+    def resolve(self, trigger: Trigger) -> Target | Outcome:
+        repo = self.client.repo_name
+        if trigger.kind == COMMENT and trigger.is_pull_request:
+            assert trigger.issue_number
+            pull = self.client.pull(trigger.issue_number)
+            if pull.is_fork(repo):
+                return self._refuse_fork(trigger, pull.head_repo)
+            return Target(pull.head_sha, pull.head_ref, f"`{pull.head_ref}` (#{pull.number})")
+        if trigger.kind == WORKFLOW_RUN:
+            run = trigger.run
+            assert run is not None
+            if run.head_repo.lower() != repo.lower():
+                return self._refuse_fork_run(trigger)
+            if run.head_branch.startswith("selfheal/"):
+                return Outcome(IGNORED, f"{run.head_branch} is selfheal's own branch; it is not healed again")
+            return Target(run.head_sha, run.head_branch, f"`{run.head_branch}` after the red run {run.url}")
+        branch = (trigger.ref if trigger.kind == DISPATCH else None) or self.client.default_branch
+        if SHA.match(branch):
+            return Target(branch, self.client.default_branch, f"`{branch[:12]}`")
+        sha = self.client.branch_sha(branch)
+        if sha is None:
+            return Outcome(ERROR, f"branch {branch!r} does not exist in {repo}")
+        where = f"`{branch}`" + (f" for #{trigger.issue_number}" if trigger.issue_number else "")
+        return Target(sha, branch, where)
+
+    # -- heal and publish -------------------------------------------------------------------------
+    def heal(self, trigger: Trigger, target: Target) -> Outcome:
+        dry_run = self.settings.dry_run or trigger.dry_run
+        progress = self._progress(trigger, target)
+        workdir = Path(tempfile.mkdtemp(prefix="selfheal-", dir=self.settings.workdir))
+        remote = Remote(self.client.clone_url, self.token)
+        repo = remote.clone(workdir / "repo", sha=target.sha, branch=target.branch)
+        result, report, out_dir = self._run_heal(trigger, Path(repo.working_tree_dir or ""), progress)
+        outcome = Outcome(result.status, result.error or result.status, result, report, None, out_dir)
+
+        if result.status not in (HEALED, PARTIAL) or not result.changes:
+            self._conclude(
+                trigger, progress, self._not_healed_text(result, report), ok=result.status == NOTHING_TO_HEAL
+            )
+            return outcome
+        change = self._change(result, report, target, out_dir)
+        if dry_run:
+            text = "**Dry run**: no branch pushed, no pull request opened. The patch would be:\n\n" + _diff(
+                result
+            )
+            self._conclude(trigger, progress, text, ok=True)
+            outcome.message = "dry run: nothing pushed"
+            return outcome
+        owner = self.client.repo_name.split("/")[0]
+        if (
+            self.settings.mode == "review"
+            and trigger.issue_number
+            and not self.client.open_pulls(owner, change.branch, base=change.base_branch)
+        ):
+            sha, _ = push_branch(remote, repo, change, self.settings.author)
+            self._propose(trigger, progress, change, sha)
+            outcome.status, outcome.message = (
+                PROPOSED,
+                f"proposed on {change.branch}; waiting for /heal approve",
+            )
+            outcome.publication = Publication(NONE, change.branch, sha)
+            return outcome
+        publication = publish_pull(
+            self.client, remote, repo, change, self.settings.author, reviewer=_human(trigger.requester)
+        )
+        outcome.publication = publication
+        verb = {"created": "opened", "updated": "updated", "none": "is unchanged at"}[publication.operation]
+        self._conclude(
+            trigger,
+            progress,
+            f"🚀 Pull request {verb} #{publication.pr_number}: {publication.pr_url}",
+            ok=True,
+        )
+        if trigger.comment_id:
+            self._react(trigger, "rocket")
+        return outcome
+
+    def _run_heal(
+        self, trigger: Trigger, path: Path, progress: ProgressComment | None
+    ) -> tuple[HealResult, dict[str, Any], Path]:
+        flags = dict(self.settings.heal_flags)
+        if trigger.test_command:
+            flags["test_command"] = trigger.test_command
+        if trigger.command and trigger.command.targets:
+            flags["targets"] = trigger.command.targets
+        config = build_config(path, flags)
+        if self.settings.extra_protected:
+            config = replace(config, protected=(*config.protected, *self.settings.extra_protected))
+        if trigger.context:
+            config.extra["context"] = trigger.context  # for a model; the embedded engine ignores it
+        limits = Limits(memory_mb=config.memory_mb, max_processes=config.max_processes, cpus=config.cpus)
+        try:
+            sandbox, note = choose_sandbox(
+                config.sandbox, path, limits=limits, namespaces=config.namespaces, image=config.sandbox_image,
+                setup_command=config.setup_command, ca_bundle=config.sandbox_ca_bundle,
+            )  # fmt: skip
+        except SandboxUnavailable as exc:
+            raise ConfigError(f"sandbox {config.sandbox}: {exc}") from exc
+        trace = Trace()
+        result = heal(config, sandbox, Fanout(trace, progress, self.log))
+        if note:
+            result.notes.append(note)
+        out_dir = self.settings.out_dir or path.parent / "out"
+        report = write_outputs(result, trace, out_dir)
+        return result, report, out_dir
+
+    def _change(self, result: HealResult, report: dict[str, Any], target: Target, out_dir: Path) -> Change:
+        prefix = f"{result.project_dir}/" if result.project_dir else ""
+        files = {prefix + path: text for path, text in result.changes.items()}
+        signature = failure_signature(result.baseline, result.flaky, target.branch)  # type: ignore[arg-type]
+        fix = result.fixes[0] if result.fixes else None
+        title = f"selfheal: fix `{fix.function}` in {fix.file}" if fix else "selfheal: repair"
+        diagnosis = report.get("diagnosis") or {}
+        message = "\n".join([
+            title.replace("`", ""),
+            "",
+            f"Root cause: {diagnosis.get('root_cause', 'see the pull request')}",
+            "",
+            *[f"- {f.description}" for f in result.fixes],
+            "",
+            "Failing tests healed:",
+            *[f"- {t}" for t in (result.verdict.healed if result.verdict else ())][:20],
+            "",
+            f"Selfheal-Signature: {signature}",
+        ])  # fmt: skip
+        body = (out_dir / "summary.md").read_text(encoding="utf-8")
+        if self.settings.run_url:
+            body += (
+                "\n---\nThe full report (report.json, trace, lessons) is in the artifact of "
+                f"{self.settings.run_url}\n"
+            )
+        return Change(
+            files=files,
+            title=title,
+            message=message,
+            body=fit_body(body, self.settings.run_url),
+            signature=signature,
+            branch=branch_for(signature),
+            base_branch=target.branch,
+            base_sha=result.base_sha,
+            draft=self.settings.draft or result.status != HEALED,
+        )
+
+    # -- review mode --------------------------------------------------------------------------------
+    def _propose(self, trigger: Trigger, progress: ProgressComment | None, change: Change, sha: str) -> None:
+        data = {"branch": change.branch, "sha": sha, "base": change.base_branch, "draft": change.draft,
+                "title": change.title}  # fmt: skip
+        body = "\n".join([
+            MARKER,
+            f"<!-- selfheal:proposal {json.dumps(data)} -->",
+            f"**selfheal proposes a repair** (branch `{change.branch}`). Someone with "
+            f"{self.settings.min_permission} access can comment `/heal approve` to open the pull request.",
+            "",
+            SUMMARY_START,
+            change.body,
+            SUMMARY_END,
+        ])  # fmt: skip
+        assert trigger.issue_number
+        self.client.comment(trigger.issue_number, fit_body(body, self.settings.run_url))
+        if progress:
+            progress.finish("The proposal is in the next comment.")
+
+    def approve(self, trigger: Trigger) -> Outcome:
+        assert trigger.issue_number
+        proposals = [
+            (c, json.loads(m.group(1)))
+            for c in self.client.comments(trigger.issue_number)
+            if c.author_type == "Bot" and (m := PROPOSAL.search(c.body))
+        ]
+        if not proposals:
+            self._say(
+                trigger, f"{MARKER}\nThere is no selfheal proposal here to approve; comment `/heal` first."
+            )
+            return Outcome(REFUSED, "no proposal to approve")
+        comment, data = proposals[-1]
+        branch, sha = str(data.get("branch", "")), str(data.get("sha", ""))
+        if not branch.startswith("selfheal/") or self.client.branch_sha(branch) != sha:
+            self._say(
+                trigger,
+                f"{MARKER}\nThe proposed branch `{branch}` changed or is gone; comment `/heal` again.",
+            )
+            return Outcome(REFUSED, f"proposal branch {branch} is not at {sha[:12]}")
+        owner = self.client.repo_name.split("/")[0]
+        existing = self.client.open_pulls(owner, branch, base=data.get("base"))
+        if existing:
+            publication = Publication(NONE, branch, sha, existing[0].number, existing[0].url)
+        else:
+            body = comment.body.split(SUMMARY_START, 1)[-1].split(SUMMARY_END, 1)[0].strip() + "\n"
+            pull = self.client.create_pull(
+                title=str(data.get("title") or "selfheal: repair"),
+                body=fit_body(body, self.settings.run_url),
+                head=branch, base=str(data.get("base")), draft=bool(data.get("draft")),
+            )  # fmt: skip
+            self.client.add_label(pull.number, "selfheal")
+            refused = self.client.request_review(pull.number, trigger.requester or "")
+            publication = Publication(
+                "created", branch, sha, pull.number, pull.url, (refused,) if refused else ()
+            )
+        self._say(trigger, f"{MARKER}\n🚀 Pull request #{publication.pr_number}: {publication.pr_url}")
+        self._react(trigger, "rocket")
+        return Outcome("approved", f"pull request #{publication.pr_number}", publication=publication)
+
+    # -- talking ------------------------------------------------------------------------------------
+    def _refuse_fork(self, trigger: Trigger, fork: str) -> Outcome:
+        self._react(trigger, "confused")
+        self._say(trigger, f"{MARKER}\n{FORK_TEXT.format(fork=fork)}")
+        return Outcome(REFUSED, f"the pull request comes from the fork {fork}; fork code is not run")
+
+    def _refuse_fork_run(self, trigger: Trigger) -> Outcome:
+        run = trigger.run
+        assert run is not None
+        pulls = [
+            p
+            for p in self.client.pulls_for_commit(run.head_sha)
+            if p.head_repo.lower() == run.head_repo.lower()
+        ]
+        if not pulls:
+            fork_owner = run.head_repo.split("/")[0]
+            pulls = self.client.open_pulls(fork_owner, run.head_branch)
+        if pulls:
+            self.client.comment(pulls[0].number, f"{MARKER}\n{FORK_TEXT.format(fork=run.head_repo)}")
+        return Outcome(REFUSED, f"the red run is of the fork {run.head_repo}; fork code is not run")
+
+    def _progress(self, trigger: Trigger, target: Target) -> ProgressComment | None:
+        if not trigger.issue_number:
+            return None
+        asked = f" (asked by @{trigger.requester})" if trigger.requester else ""
+        progress = ProgressComment(self.client, trigger.issue_number, f"{target.title}{asked}")
+        progress.start()
+        return progress
+
+    def _conclude(self, trigger: Trigger, progress: ProgressComment | None, text: str, *, ok: bool) -> None:
+        if progress:
+            progress.finish(text)
+        if not ok and trigger.comment_id:
+            self._react(trigger, "confused")
+
+    def _not_healed_text(self, result: HealResult, report: dict[str, Any]) -> str:
+        if result.status == NOTHING_TO_HEAL:
+            flaky = f" ({len(result.flaky)} flaky: they passed when re-run)" if result.flaky else ""
+            return f"✅ Nothing to heal: no test fails at `{result.base_sha[:12]}`{flaky}."
+        why = result.error or result.stopped_because or "no candidate passed the verdict"
+        lessons = report.get("lessons", [])[:3]
+        return "\n".join([
+            f"😕 Not healed ({result.status.replace('_', ' ')}): {why}",
+            *[f"- {lesson}" for lesson in lessons],
+            "",
+            "No pull request was opened. The full report is in the run's artifact"
+            + (f": {self.settings.run_url}" if self.settings.run_url else "."),
+        ])  # fmt: skip
+
+    def _say(self, trigger: Trigger, body: str) -> None:
+        if not trigger.issue_number:
+            return
+        try:
+            self.client.comment(trigger.issue_number, body)
+        except BotError:
+            pass  # telling about a failure must not hide the failure itself
+
+    def _react(self, trigger: Trigger, content: str) -> None:
+        if not (trigger.issue_number and trigger.comment_id):
+            return
+        try:
+            self.client.react(trigger.issue_number, trigger.comment_id, content)
+        except BotError:
+            pass  # a missing emoji is not worth failing a heal
+
+
+FORK_TEXT = (
+    "selfheal does not heal pull requests from forks ({fork}): it would have to run the fork's code "
+    "with a token that can push to this repository. A maintainer can push the branch here and comment "
+    "`/heal` on that pull request."
+)
+
+
+def _diff(result: HealResult) -> str:
+    return f"```diff\n{result.patch.rstrip()}\n```"
+
+
+def _human(login: str | None) -> str | None:
+    return login if login and not login.endswith("[bot]") else None

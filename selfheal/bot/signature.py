@@ -1,0 +1,34 @@
+"""The failure signature: one pull request per distinct failure, updated when it is healed again."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from selfheal.agent.testrun import TestReport
+
+ERROR_TYPE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failed|Timeout))\b")
+
+
+def error_type(message: str, outcome: str) -> str:
+    found = ERROR_TYPE.match(message or "")
+    return found.group(1).rsplit(".", 1)[-1] if found else outcome
+
+
+def failure_signature(baseline: TestReport, flaky: tuple[str, ...], base_branch: str) -> str:
+    """A stable hash of the failing test ids and their error types, on one base branch.
+
+    The base branch is part of it so that the same failure on two branches gets two pull
+    requests, each against the branch that failed.
+    """
+    lines = sorted(
+        f"{nodeid}|{error_type(outcome.message, outcome.outcome)}"
+        for nodeid, outcome in baseline.outcomes.items()
+        if outcome.failing and nodeid not in flaky
+    )
+    digest = hashlib.sha256("\n".join([f"base={base_branch}", *lines]).encode("utf-8")).hexdigest()
+    return digest[:12]
+
+
+def branch_for(signature: str) -> str:
+    return f"selfheal/{signature}"
