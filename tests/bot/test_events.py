@@ -11,7 +11,9 @@ from tests.bot import payloads
 
 
 def test_heal_comment_on_a_pull_request() -> None:
-    trigger = parse_event("issue_comment", payloads.issue_comment("/heal dry-run", issue_body="<!-- x -->Ctx"))
+    trigger = parse_event(
+        "issue_comment", payloads.issue_comment("/heal dry-run", issue_body="<!-- x -->Ctx")
+    )
     assert isinstance(trigger, Trigger)
     assert (trigger.repo, trigger.requester, trigger.issue_number, trigger.comment_id) == (
         "acme/widgets", "alice", 7, 5001,
@@ -30,7 +32,10 @@ def test_heal_comment_on_an_issue() -> None:
     ("payload", "reason"),
     [
         (payloads.issue_comment("/heal", action="edited"), "comment edited: only new comments are commands"),
-        (payloads.issue_comment("/heal", action="deleted"), "comment deleted: only new comments are commands"),
+        (
+            payloads.issue_comment("/heal", action="deleted"),
+            "comment deleted: only new comments are commands",
+        ),
         (payloads.issue_comment("/heal", login="dependabot[bot]"), "comment by the bot dependabot[bot]"),
         (payloads.issue_comment(f"{MARKER}\n/heal"), "a comment written by selfheal"),
         (payloads.issue_comment("looks good"), "the comment is not a /heal command"),
@@ -43,10 +48,15 @@ def test_comments_that_are_not_commands(payload: dict, reason: str) -> None:
 def test_failed_workflow_run() -> None:
     pulls = [{"number": 7, "head": {"ref": "feature", "sha": "a" * 40}, "base": {"ref": "main"}}]
     trigger = parse_event(
-        "workflow_run", payloads.workflow_run(conclusion="failure", head_sha="a" * 40, head_branch="feature", pulls=pulls)
+        "workflow_run",
+        payloads.workflow_run(conclusion="failure", head_sha="a" * 40, head_branch="feature", pulls=pulls),
     )
     assert isinstance(trigger, Trigger) and trigger.run is not None
-    assert (trigger.run.head_sha, trigger.run.head_branch, trigger.run.pull_numbers) == ("a" * 40, "feature", (7,))
+    assert (trigger.run.head_sha, trigger.run.head_branch, trigger.run.pull_numbers) == (
+        "a" * 40,
+        "feature",
+        (7,),
+    )
     assert (trigger.issue_number, trigger.requester) == (7, None)
 
 
@@ -88,5 +98,5 @@ def test_missing_pieces() -> None:
         parse_event("issue_comment", {"action": "created", "repository": payloads.repository(), "issue": {}})
     payload = payloads.issue_comment("/heal")
     del payload["repository"]
-    with pytest.raises(EventError, match="without repository.full_name"):
+    with pytest.raises(EventError, match=r"without repository\.full_name"):
         parse_event("issue_comment", json.loads(json.dumps(payload)))

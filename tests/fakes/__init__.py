@@ -1,0 +1,1 @@
+"""Out-of-process fakes of external services used by the tests (stdlib only)."""
