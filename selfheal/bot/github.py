@@ -2,7 +2,7 @@
 
 Retries are PyGithub's own (`GithubRetry`: 5xx with backoff, 403 only when GitHub says it is a
 rate limit); POST is retried only on a rate limit, because a 5xx on a POST may have created the
-comment or pull request already.
+comment or pull request already. Rate-limit waits are capped, so a run never sleeps for an hour.
 """
 
 from __future__ import annotations
@@ -27,7 +27,12 @@ R = TypeVar("R")
 
 
 class SafeRetry(GithubRetry):
-    """GithubRetry, except that a POST is not repeated after a server error."""
+    """GithubRetry, except that a POST is not repeated after a server error, and PATCH (our edits of
+    a comment or PR body: idempotent) is retried like GET."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allowed_methods", GithubRetry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"})
+        super().__init__(**kwargs)
 
     def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
         if method.upper() == "POST" and status_code != 403:
@@ -75,8 +80,10 @@ def mapped(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
                     f"GitHub answered {exc.status} to {what}" + (f": {message}" if message else ""),
                     status=exc.status,
                 ) from exc
-            except (OSError, ValueError) as exc:  # connection errors, urllib3 MaxRetryError (an OSError)
+            except OSError as exc:  # connection errors; requests' RetryError once retries are spent
                 raise GitHubError(f"could not reach GitHub to {what}: {type(exc).__name__}") from exc
+            except (KeyError, ValueError) as exc:  # an answer without the fields GitHub documents
+                raise GitHubError(f"GitHub's answer to {what} was not understood ({exc!r})") from exc
 
         return inner
 
