@@ -22,7 +22,10 @@ from tests.fakes.github_server import FakeGitHub
 
 REPO = "acme/widgets"
 COLLABORATORS = {"alice": "write", "bob": "read", "carol": "admin", "maint": "maintain"}
-FIXED_LINE = ("if merged and current.start < merged[-1].end:", "if merged and current.start <= merged[-1].end:")
+FIXED_LINE = (
+    "if merged and current.start < merged[-1].end:",
+    "if merged and current.start <= merged[-1].end:",
+)
 
 
 @dataclass
@@ -183,12 +186,30 @@ def world(tmp_path: Path) -> Iterator[World]:
                 "git_dir": str(remote),
                 "collaborators": COLLABORATORS,
                 "pulls": [
-                    {"number": 7, "title": "Add notes", "body": "", "user": "alice", "head_ref": "feature",
-                     "head_sha": None, "base_ref": "main", "head_full_name": REPO},
-                    {"number": 8, "title": "From a fork", "body": "", "user": "mallory", "head_ref": "feature",
-                     "head_sha": None, "base_ref": "main", "head_full_name": "mallory/widgets"},
-                ],  # fmt: skip
-                "issues": [{"number": 3, "title": "merge drops touching intervals", "body": "", "user": "alice"}],
+                    {
+                        "number": 7,
+                        "title": "Add notes",
+                        "body": "",
+                        "user": "alice",
+                        "head_ref": "feature",
+                        "head_sha": None,
+                        "base_ref": "main",
+                        "head_full_name": REPO,
+                    },
+                    {
+                        "number": 8,
+                        "title": "From a fork",
+                        "body": "",
+                        "user": "mallory",
+                        "head_ref": "feature",
+                        "head_sha": None,
+                        "base_ref": "main",
+                        "head_full_name": "mallory/widgets",
+                    },
+                ],
+                "issues": [
+                    {"number": 3, "title": "merge drops touching intervals", "body": "", "user": "alice"}
+                ],
             }
         ],
     }

@@ -37,7 +37,9 @@ def git_requests(world: World) -> list[dict]:
 
 
 def remote_branches(world: World) -> list[str]:
-    out = git(world.tmp, "--git-dir", str(world.remote), "for-each-ref", "--format=%(refname:short)", "refs/heads")
+    out = git(
+        world.tmp, "--git-dir", str(world.remote), "for-each-ref", "--format=%(refname:short)", "refs/heads"
+    )
     return sorted(out.split())
 
 
@@ -45,7 +47,10 @@ def suite_passes_on(world: World, branch: str) -> subprocess.CompletedProcess[st
     clone = world.tmp / f"check-{branch.replace('/', '-')}"
     git(world.tmp, "clone", "-q", "-b", branch, str(world.remote), str(clone))
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=clone, capture_output=True, text=True
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
     )
 
 
@@ -62,7 +67,9 @@ def assert_no_token_anywhere(world: World, *runs) -> None:
 
 def test_heal_comment_by_a_writer_on_a_pull_request_opens_a_verified_pull_request(world: World) -> None:
     world.fake.seed_comment(REPO, 7, 5001, "alice", "/heal")
-    run = world.run("issue_comment", payloads.issue_comment("/heal", login="alice", number=7, comment_id=5001))
+    run = world.run(
+        "issue_comment", payloads.issue_comment("/heal", login="alice", number=7, comment_id=5001)
+    )
 
     assert run.returncode == 0, run.stderr
     assert run.outputs["status"] == "healed"
@@ -81,12 +88,16 @@ def test_heal_comment_by_a_writer_on_a_pull_request_opens_a_verified_pull_reques
     assert [r["login"] for r in pull["requested_reviewers"]] == ["alice"]
 
     # the pushed branch: one commit on the PR head by selfheal[bot], only the source file, suite green
-    log = git(world.tmp, "--git-dir", str(world.remote), "log", "--format=%an|%ae|%P|%s", "-1", branch).strip()
+    log = git(
+        world.tmp, "--git-dir", str(world.remote), "log", "--format=%an|%ae|%P|%s", "-1", branch
+    ).strip()
     assert log == (
         f"selfheal[bot]|selfheal[bot]@users.noreply.github.com|{world.shas['feature']}|"
         "selfheal: fix merge in intervals/core.py"
     )
-    changed = git(world.tmp, "--git-dir", str(world.remote), "diff", "--name-only", world.shas["feature"], branch)
+    changed = git(
+        world.tmp, "--git-dir", str(world.remote), "diff", "--name-only", world.shas["feature"], branch
+    )
     assert changed.split() == ["intervals/core.py"]
     checked = suite_passes_on(world, branch)
     assert checked.returncode == 0, checked.stdout
@@ -142,16 +153,23 @@ def test_red_ci_opens_a_pull_request_and_green_ci_does_nothing(world: World) -> 
 
     before = len(world.state()["requests"])
     green = world.run(
-        "workflow_run", payloads.workflow_run(conclusion="success", head_sha=world.shas["green"], head_branch="green")
+        "workflow_run",
+        payloads.workflow_run(conclusion="success", head_sha=world.shas["green"], head_branch="green"),
     )
-    assert (green.returncode, green.outputs["status"], green.outputs["pr-operation"]) == (0, "ignored", "none")
+    assert (green.returncode, green.outputs["status"], green.outputs["pr-operation"]) == (
+        0,
+        "ignored",
+        "none",
+    )
     assert len(world.state()["requests"]) == before  # not one call to GitHub
     assert len(world.repo_state()["pulls"]) == 3  # the two seeded and the one from the red run
 
 
 def test_refusals_run_no_code(world: World) -> None:
     world.fake.seed_comment(REPO, 7, 6001, "bob", "/heal")
-    readonly = world.run("issue_comment", payloads.issue_comment("/heal", login="bob", number=7, comment_id=6001))
+    readonly = world.run(
+        "issue_comment", payloads.issue_comment("/heal", login="bob", number=7, comment_id=6001)
+    )
     assert (readonly.returncode, readonly.outputs["status"]) == (0, "refused")
     [reply] = comments_on(world, 7)
     assert reply["body"].endswith(
@@ -165,7 +183,9 @@ def test_refusals_run_no_code(world: World) -> None:
     assert [bot.outputs["status"], edited.outputs["status"]] == ["ignored", "ignored"]
 
     world.fake.seed_comment(REPO, 8, 6002, "alice", "/heal")
-    fork = world.run("issue_comment", payloads.issue_comment("/heal", login="alice", number=8, comment_id=6002))
+    fork = world.run(
+        "issue_comment", payloads.issue_comment("/heal", login="alice", number=8, comment_id=6002)
+    )
     assert (fork.returncode, fork.outputs["status"]) == (0, "refused")
     [explained] = comments_on(world, 8)
     assert "does not heal pull requests from forks (mallory/widgets)" in explained["body"]
@@ -173,7 +193,10 @@ def test_refusals_run_no_code(world: World) -> None:
     fork_run = world.run(
         "workflow_run",
         payloads.workflow_run(
-            conclusion="failure", head_sha=world.shas["feature"], head_branch="feature", head_repo="mallory/widgets"
+            conclusion="failure",
+            head_sha=world.shas["feature"],
+            head_branch="feature",
+            head_repo="mallory/widgets",
         ),
     )
     assert fork_run.outputs["status"] == "refused"
