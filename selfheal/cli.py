@@ -133,8 +133,10 @@ def main(argv: list[str] | None = None) -> int:
         return run_heal(args)
     if args.command == "action":
         from selfheal.action.main import run as run_action
+        from selfheal.action.secrets import environment_with_secrets, reexec_without_secrets
 
-        return run_action(os.environ)
+        reexec_without_secrets(["action"])
+        return run_action(environment_with_secrets())
     return EXIT_BAD_INPUT
 
 

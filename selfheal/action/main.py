@@ -9,7 +9,6 @@ honestly could not heal (the `status` output says which); 1 when selfheal itself
 
 from __future__ import annotations
 
-import ctypes
 import os
 import secrets
 import sys
@@ -21,6 +20,7 @@ from typing import Any, TextIO
 
 from selfheal.action.inputs import ActionInputs, parse_inputs
 from selfheal.action.runner import annotation, relative_to_workspace, write_outputs, write_summary
+from selfheal.action.secrets import make_undumpable
 from selfheal.agent.events import Event, describe_finished
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.result import HEALED, PARTIAL
@@ -31,7 +31,6 @@ from selfheal.bot.gitops import Identity
 from selfheal.bot.service import Bot, BotSettings, Outcome
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-PR_SET_DUMPABLE = 4
 
 
 class RedactingStream:
@@ -61,18 +60,6 @@ class LogSink:
         line = describe_finished(event) if event.end is not None else None
         if line:
             self.out.write(f"[selfheal] {line}\n")
-
-
-def make_undumpable() -> None:
-    """Keep same-user processes (the repo's tests, under the local sandbox) out of our memory.
-
-    A non-dumpable process's /proc/<pid>/environ and /proc/<pid>/mem need CAP_SYS_PTRACE, which
-    containers do not grant; children get a fresh, dumpable image when they exec.
-    """
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 def run(env: Mapping[str, str], stderr: TextIO | None = None) -> int:
