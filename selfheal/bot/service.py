@@ -186,6 +186,8 @@ class Bot:
             )
             outcome.publication = Publication(NONE, change.branch, sha)
             return outcome
+        if self.settings.mode == "review" and not trigger.issue_number:
+            change = replace(change, draft=True)  # no conversation to propose in: a draft asks for review
         publication = publish_pull(
             self.client, remote, repo, change, self.settings.author, reviewer=_human(trigger.requester)
         )

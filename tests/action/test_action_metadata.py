@@ -1,0 +1,63 @@
+"""action.yml and the workflow template agree with the code and keep their security promises."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+
+import yaml
+
+from selfheal.action.inputs import ActionInputs, parse_inputs
+from tests.conftest import ROOT
+
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+HEAL = yaml.safe_load((ROOT / ".github" / "workflows" / "heal.yml").read_text(encoding="utf-8"))
+
+
+def test_every_input_is_read_and_every_field_is_an_input() -> None:
+    declared = {name.replace("-", "_") for name in ACTION["inputs"]}
+    assert declared == {f.name for f in fields(ActionInputs)}
+    for name, spec in ACTION["inputs"].items():
+        assert spec["description"].strip(), name
+
+
+def test_the_declared_defaults_parse() -> None:
+    env = {f"INPUT_{name.upper()}": str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
+    env["INPUT_GITHUB-TOKEN"] = "t"
+    inputs = parse_inputs(env)
+    assert (inputs.sandbox, inputs.permission, inputs.mode, inputs.draft, inputs.dry_run) == (
+        "auto", "write", "auto", False, False,
+    )  # fmt: skip
+    assert inputs.commit_author == "selfheal[bot] <selfheal[bot]@users.noreply.github.com>"
+
+
+def test_outputs_and_runtime() -> None:
+    assert list(ACTION["outputs"]) == [
+        "status",
+        "pr-number",
+        "pr-url",
+        "pr-operation",
+        "branch",
+        "report-path",
+    ]
+    assert ACTION["runs"]["using"] == "docker" and ACTION["runs"]["image"] == "Dockerfile"
+
+
+def test_heal_yml_keeps_event_text_out_of_scripts_and_asks_for_least_privilege() -> None:
+    triggers = HEAL[True]  # YAML 1.1 reads the key `on` as True
+    assert set(triggers) == {"workflow_run", "issue_comment", "workflow_dispatch"}
+    assert triggers["issue_comment"]["types"] == ["created"]
+    assert HEAL["permissions"] == {}
+    job = HEAL["jobs"]["heal"]
+    assert job["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write"}
+    assert job["concurrency"]["cancel-in-progress"] is False
+    assert "github.event.issue.number" in job["concurrency"]["group"]
+    for step in job["steps"]:
+        script = step.get("run", "")
+        assert not re.search(r"\$\{\{\s*github\.event\.", script), step
+    assert "startsWith(github.event.comment.body, '/heal')" in job["if"]
+    assert "conclusion == 'failure'" in job["if"]
+    [heal_step] = [s for s in job["steps"] if s.get("id") == "heal"]
+    assert heal_step["with"]["github-token"] == "${{ secrets.GITHUB_TOKEN }}"
+    # no checkout: it would leave the token in .git/config of the workspace the artifact comes from
+    assert not [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout")]
