@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -151,9 +152,17 @@ class Bot:
 
     # -- heal and publish -------------------------------------------------------------------------
     def heal(self, trigger: Trigger, target: Target) -> Outcome:
-        dry_run = self.settings.dry_run or trigger.dry_run
         progress = self._progress(trigger, target)
         workdir = Path(tempfile.mkdtemp(prefix="selfheal-", dir=self.settings.workdir))
+        try:
+            return self._heal_in(workdir, trigger, target, progress)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _heal_in(
+        self, workdir: Path, trigger: Trigger, target: Target, progress: ProgressComment | None
+    ) -> Outcome:
+        dry_run = self.settings.dry_run or trigger.dry_run
         remote = Remote(self.client.clone_url, self.token)
         repo = remote.clone(workdir / "repo", sha=target.sha, branch=target.branch)
         result, report, out_dir = self._run_heal(trigger, Path(repo.working_tree_dir or ""), progress)
@@ -166,9 +175,8 @@ class Bot:
             return outcome
         change = self._change(result, report, target, out_dir)
         if dry_run:
-            text = "**Dry run**: no branch pushed, no pull request opened. The patch would be:\n\n" + _diff(
-                result
-            )
+            text = "**Dry run**: no branch pushed, no pull request opened. The patch would be:\n\n"
+            text += _diff(result)
             self._conclude(trigger, progress, text, ok=True)
             outcome.message = "dry run: nothing pushed"
             return outcome
@@ -228,7 +236,7 @@ class Bot:
         result = heal(config, sandbox, Fanout(trace, progress, self.log))
         if note:
             result.notes.append(note)
-        out_dir = self.settings.out_dir or path.parent / "out"
+        out_dir = self.settings.out_dir or Path(tempfile.mkdtemp(prefix="selfheal-out-"))
         report = write_outputs(result, trace, out_dir)
         return result, report, out_dir
 
