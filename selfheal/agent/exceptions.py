@@ -6,7 +6,18 @@
     │   ├── InterpreterError the Python to run the tests with is missing or lacks pytest
     │   └── TestCommandError the test command does not exist or cannot be parsed
     └── HealError            a heal started but could not complete (report status "error")
-        └── WorkspaceError   copying, snapshotting or diffing the workspace failed
+        ├── WorkspaceError   copying, snapshotting or diffing the workspace failed
+        └── ProviderError    a model provider failed, after the SDK's own retries (names provider + status)
+            ├── ProviderRateLimited  429: the account's rate limit (retry_after when the API sent one)
+            ├── ProviderOverloaded   529 (Anthropic) / 503: the service is overloaded for everyone
+            ├── ProviderServerError  any other 5xx
+            ├── ProviderBadRequest   400/404/413/422: the request or the model name was refused
+            ├── ProviderAuthError    401/403: the key is missing, wrong or lacks permission
+            └── ProviderUnavailable  no connection, or the call timed out
+
+A provider that cannot be built (unknown name, missing API key, missing GGUF file or optional
+library) is a ConfigError. A truncated answer (max_tokens) is not an error: the Reply says so in
+`stop_reason`. No message or attribute of these errors ever carries an API key.
 
 A repository whose tests cannot run (syntax error, collection error, hang) is not an exception:
 it is a result with status "error" and a message, because it says something about the repo.
@@ -38,4 +49,49 @@ class HealError(SelfhealError):
 
 
 class WorkspaceError(HealError):
+    pass
+
+
+class ProviderError(HealError):
+    """A model provider failed; `provider` names it, `status` is the HTTP status when there was one."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str,
+        status: int | None = None,
+        error_type: str | None = None,
+        retry_after: float | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status = status
+        self.error_type = error_type
+        self.retry_after = retry_after
+        self.request_id = request_id
+
+
+class ProviderRateLimited(ProviderError):
+    pass
+
+
+class ProviderOverloaded(ProviderError):
+    pass
+
+
+class ProviderServerError(ProviderError):
+    pass
+
+
+class ProviderBadRequest(ProviderError):
+    pass
+
+
+class ProviderAuthError(ProviderError):
+    pass
+
+
+class ProviderUnavailable(ProviderError):
     pass

@@ -46,9 +46,10 @@ def test_every_example_heals_in_docker_as_it_does_locally(example, tmp_path):
 
 
 def test_a_test_that_deletes_git_cannot_hurt_the_heal(make_repo, tmp_path):
-    repo = make_repo({
-        "calc.py": "def inc(x):\n    return x + 2\n",
-        "test_calc.py": '''
+    repo = make_repo(
+        {
+            "calc.py": "def inc(x):\n    return x + 2\n",
+            "test_calc.py": """
             import os, shutil
 
             from calc import inc
@@ -60,8 +61,9 @@ def test_a_test_that_deletes_git_cannot_hurt_the_heal(make_repo, tmp_path):
 
             def test_inc():
                 assert inc(1) == 2
-            ''',
-    })
+            """,
+        }
+    )
     result = heal(build_config(repo, {}), DockerSandbox(IMAGE), Trace())
     assert result.status == "healed"
     assert "+    return x + 1" in result.patch
@@ -79,20 +81,38 @@ def test_cli_docker_without_an_engine_is_exit_2(make_repo, monkeypatch, capsys, 
     assert err.count("\n") == 1
 
 
-def test_cli_auto_uses_docker_when_it_can_and_says_why_when_not(make_repo, capsys, tmp_path,
-                                                                 monkeypatch):
+def test_cli_auto_uses_docker_when_it_can_and_says_why_when_not(make_repo, capsys, tmp_path, monkeypatch):
     import json
 
-    repo = make_repo({"calc.py": "def inc(x):\n    return x + 2\n",
-                      "test_calc.py": "from calc import inc\n\ndef test_inc():\n    assert inc(1) == 2\n"})
+    repo = make_repo(
+        {
+            "calc.py": "def inc(x):\n    return x + 2\n",
+            "test_calc.py": "from calc import inc\n\ndef test_inc():\n    assert inc(1) == 2\n",
+        }
+    )
     monkeypatch.chdir(tmp_path)
     assert main(["heal", str(repo), "--sandbox-image", IMAGE, "--out", "docker"]) == 0
     report = json.loads((tmp_path / "docker" / "report.json").read_text())
     assert report["sandbox"]["backend"] == "docker"
-    assert main(["heal", str(repo), "--sandbox-image", "selfheal-no-such-image:0", "--out", "fallback",
-                 "--python", sys.executable]) == 0
+    assert (
+        main(
+            [
+                "heal",
+                str(repo),
+                "--sandbox-image",
+                "selfheal-no-such-image:0",
+                "--out",
+                "fallback",
+                "--python",
+                sys.executable,
+            ]
+        )
+        == 0
+    )
     report = json.loads((tmp_path / "fallback" / "report.json").read_text())
     assert report["sandbox"]["backend"] == "local"
-    assert any(n.startswith("local sandbox: a Docker engine answers, but image "
-                            "selfheal-no-such-image:0 is not here") for n in report["notes"])
+    assert any(
+        n.startswith("local sandbox: a Docker engine answers, but image selfheal-no-such-image:0 is not here")
+        for n in report["notes"]
+    )
     capsys.readouterr()

@@ -12,15 +12,16 @@ from tests.conftest import apply_and_test
 
 @pytest.mark.slow
 def test_src_layout_with_conftest_fixture_plugin_and_ini_options(make_repo, run_heal, tmp_path):
-    repo = make_repo({
-        "pyproject.toml": """
+    repo = make_repo(
+        {
+            "pyproject.toml": """
             [tool.pytest.ini_options]
             pythonpath = ["src"]
             addopts = "-p tests.shoutplugin"
             markers = ["money: needs the money fixture"]
             """,
-        "src/ledger/__init__.py": "",
-        "src/ledger/book.py": '''
+            "src/ledger/__init__.py": "",
+            "src/ledger/book.py": '''
             def balance(entries):
                 """Sum of credits minus debits."""
                 total = 0
@@ -31,22 +32,22 @@ def test_src_layout_with_conftest_fixture_plugin_and_ini_options(make_repo, run_
                         total += amount
                 return total
             ''',
-        "tests/__init__.py": "",
-        "tests/shoutplugin.py": '''
+            "tests/__init__.py": "",
+            "tests/shoutplugin.py": """
             import pytest
 
             @pytest.fixture
             def shout():
                 return str.upper
-            ''',
-        "tests/conftest.py": '''
+            """,
+            "tests/conftest.py": """
             import pytest
 
             @pytest.fixture
             def entries():
                 return [("credit", 10), ("debit", 3), ("credit", 5)]
-            ''',
-        "tests/test_book.py": '''
+            """,
+            "tests/test_book.py": """
             import pytest
             from ledger.book import balance
 
@@ -62,8 +63,9 @@ def test_src_layout_with_conftest_fixture_plugin_and_ini_options(make_repo, run_
 
             def test_plugin_fixture(shout):
                 assert shout("ok") == "OK"
-            ''',
-    })
+            """,
+        }
+    )
     result = run_heal(repo)
     assert result.status == "healed", (result.error, result.notes)
     assert result.metrics.screener == "fork-worker"
@@ -73,9 +75,10 @@ def test_src_layout_with_conftest_fixture_plugin_and_ini_options(make_repo, run_
 
 @pytest.mark.slow
 def test_flaky_failures_are_reported_and_not_healed(make_repo, run_heal):
-    repo = make_repo({
-        "calc.py": "def inc(x):\n    return x + 2\n",
-        "test_calc.py": '''
+    repo = make_repo(
+        {
+            "calc.py": "def inc(x):\n    return x + 2\n",
+            "test_calc.py": """
             import os
             from pathlib import Path
 
@@ -89,26 +92,30 @@ def test_flaky_failures_are_reported_and_not_healed(make_repo, run_heal):
                 if not marker.exists():
                     marker.write_text("x")
                     raise AssertionError("fails the first time only")
-            ''',
-    })
+            """,
+        }
+    )
     result = run_heal(repo)
     assert result.flaky == ("test_calc.py::test_flaky",)
     assert result.status == "healed"
     assert result.verdict.healed == ("test_calc.py::test_inc",)
     assert "+    return x + 1" in result.patch
-    assert any("test_calc.py::test_flaky" in lesson and "flaky" in lesson
-               for lesson in __import__("selfheal.agent.lessons", fromlist=["x"]).build_lessons(result))
+    assert any(
+        "test_calc.py::test_flaky" in lesson and "flaky" in lesson
+        for lesson in __import__("selfheal.agent.lessons", fromlist=["x"]).build_lessons(result)
+    )
 
 
 @pytest.mark.slow
 def test_a_bug_that_needs_two_edits_is_healed_by_a_pair(make_repo, run_heal, tmp_path):
-    repo = make_repo({
-        "span.py": '''
+    repo = make_repo(
+        {
+            "span.py": '''
             def inclusive(lo, hi):
                 """All integers from lo to hi, both included."""
                 return list(range(lo + 1, hi))
             ''',
-        "test_span.py": '''
+            "test_span.py": """
             from span import inclusive
 
             def test_inclusive():
@@ -116,8 +123,9 @@ def test_a_bug_that_needs_two_edits_is_healed_by_a_pair(make_repo, run_heal, tmp
 
             def test_single():
                 assert inclusive(4, 4) == [4]
-            ''',
-    })
+            """,
+        }
+    )
     result = run_heal(repo)
     assert result.status == "healed"
     assert len(result.fixes) == 1 and len(result.fixes[0].parts) == 2
@@ -127,17 +135,19 @@ def test_a_bug_that_needs_two_edits_is_healed_by_a_pair(make_repo, run_heal, tmp
 
 @pytest.mark.slow
 def test_the_candidate_budget_ends_the_search_cleanly(make_repo, run_heal):
-    repo = make_repo({
-        "greet.py": (
-            "def greet(name, times=1, loud=False):\n"
-            "    text = 'hello ' * times\n"
-            "    if loud and times > 0:\n"
-            "        text = text.upper()\n"
-            "    return text[: len(text) - 1]\n"
-        ),
-        "test_greet.py": "from greet import greet\n\ndef test_greet():\n"
-                         "    assert greet('Ann') == 'Hello, Ann!'\n",
-    })
+    repo = make_repo(
+        {
+            "greet.py": (
+                "def greet(name, times=1, loud=False):\n"
+                "    text = 'hello ' * times\n"
+                "    if loud and times > 0:\n"
+                "        text = text.upper()\n"
+                "    return text[: len(text) - 1]\n"
+            ),
+            "test_greet.py": "from greet import greet\n\ndef test_greet():\n"
+            "    assert greet('Ann') == 'Hello, Ann!'\n",
+        }
+    )
     result = run_heal(repo, max_candidates=5)
     assert result.status == "not_healed"
     assert result.metrics.candidates_tried == 5
@@ -148,9 +158,10 @@ def test_the_candidate_budget_ends_the_search_cleanly(make_repo, run_heal):
 
 @pytest.mark.slow
 def test_a_worker_that_disagrees_with_the_real_run_is_replaced(make_repo, run_heal):
-    repo = make_repo({
-        "calc.py": "def inc(x):\n    return x + 2\n",
-        "test_calc.py": '''
+    repo = make_repo(
+        {
+            "calc.py": "def inc(x):\n    return x + 2\n",
+            "test_calc.py": """
             import sys
             from calc import inc
 
@@ -160,8 +171,9 @@ def test_a_worker_that_disagrees_with_the_real_run_is_replaced(make_repo, run_he
             def test_grows_when_run_by_pytest():
                 # inspects how it was started: true under pytest, false in the screening worker
                 assert inc(5) > 5 and "pytest" in " ".join(sys.argv)
-            ''',
-    })
+            """,
+        }
+    )
     result = run_heal(repo)
     assert result.metrics.screener == "subprocess"
     assert any("disagrees with the real run" in note for note in result.notes)
@@ -180,14 +192,20 @@ def test_candidate_order_is_deterministic_for_a_seed():
     )
     from selfheal.agent.testrun import CoverageMap
 
-    coverage = CoverageMap({"t::a": {"m.py": frozenset(range(1, 8))},
-                            "t::b": {"m.py": frozenset({1, 2, 3, 4, 6, 7})}})
-    found = localize(failing=["t::a"], passing=["t::b"], outcomes={}, coverage=coverage,
-                     sources={"m.py": source}, root="/ws")
+    coverage = CoverageMap(
+        {"t::a": {"m.py": frozenset(range(1, 8))}, "t::b": {"m.py": frozenset({1, 2, 3, 4, 6, 7})}}
+    )
+    found = localize(
+        failing=["t::a"],
+        passing=["t::b"],
+        outcomes={},
+        coverage=coverage,
+        sources={"m.py": source},
+        root="/ws",
+    )
 
     def order(seed: int) -> list[str]:
-        context = RepairContext({"m.py": source}, found, ("t::a",), ("t::b",), coverage, {},
-                                Hints(), seed)
+        context = RepairContext({"m.py": source}, found, ("t::a",), ("t::b",), coverage, {}, Hints(), seed)
         return [c.description for c in SearchStrategy().candidates(context)]
 
     assert order(7) == order(7)
@@ -201,8 +219,12 @@ def test_the_repos_own_venv_is_the_default_interpreter(make_repo, run_heal):
     import sys
     import sysconfig
 
-    repo = make_repo({"calc.py": "def inc(x):\n    return x + 2\n",
-                      "test_calc.py": "from calc import inc\n\ndef test_inc():\n    assert inc(1) == 2\n"})
+    repo = make_repo(
+        {
+            "calc.py": "def inc(x):\n    return x + 2\n",
+            "test_calc.py": "from calc import inc\n\ndef test_inc():\n    assert inc(1) == 2\n",
+        }
+    )
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
     site = next((repo / ".venv" / "lib").glob("python3*/site-packages"))
     # the repo's environment gets pytest the way an installed dependency would be found
@@ -215,10 +237,11 @@ def test_the_repos_own_venv_is_the_default_interpreter(make_repo, run_heal):
 
 @pytest.mark.slow
 def test_a_command_that_runs_pytest_from_a_subfolder(make_repo, run_heal):
-    repo = make_repo({
-        "shapes/__init__.py": "",
-        "shapes/rect.py": "def perimeter(w, h):\n    return 2 * (w + w)\n",
-        "tests/test_rect.py": '''
+    repo = make_repo(
+        {
+            "shapes/__init__.py": "",
+            "shapes/rect.py": "def perimeter(w, h):\n    return 2 * (w + w)\n",
+            "tests/test_rect.py": """
             import unittest
             from shapes.rect import perimeter
 
@@ -228,8 +251,9 @@ def test_a_command_that_runs_pytest_from_a_subfolder(make_repo, run_heal):
 
                 def test_oblong(self):
                     self.assertEqual(perimeter(3, 4), 14)
-            ''',
-    })
+            """,
+        }
+    )
     # pytest's rootdir is tests/ here, so its own node ids lack the folder; selfheal's ids
     # are relative to the repo and work for targeted runs from the top.
     result = run_heal(repo, test_command="cd tests && python -m pytest -q .")

@@ -107,8 +107,7 @@ def heal_of(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Run]:
             git(repo, "add", "-A")
             git(repo, "commit", "-q", "-m", "initial")
             out = root / "out"
-            code = main(["heal", str(repo), "--out", str(out), "--sandbox", "local",
-                         *FLAGS.get(status, [])])
+            code = main(["heal", str(repo), "--out", str(out), "--sandbox", "local", *FLAGS.get(status, [])])
             report = json.loads((out / "report.json").read_text(encoding="utf-8"))
             runs[status] = Run(code, repo, out, report)
         return runs[status]
@@ -149,7 +148,12 @@ def test_healed_report_content(heal_of):
     assert "-    return age > 18\n+    return age >= 18\n" in report["patch"]
     assert report["verdict"]["status"] == "healed"
     assert [(r["rule"], r["holds"]) for r in report["verdict"]["rules"]] == [
-        (1, True), (2, True), (3, True), (4, True), (5, True)]
+        (1, True),
+        (2, True),
+        (3, True),
+        (4, True),
+        (5, True),
+    ]
     assert report["fixes"][0]["file"] == "pkg/age.py" and report["fixes"][0]["line"] == 2
     assert report["diagnosis"]["location"] == "pkg/age.py:2"
     assert report["metrics"]["validations"] >= 1
@@ -161,8 +165,9 @@ def test_healed_report_content(heal_of):
 def test_not_healed_and_error_reports_carry_no_patch(heal_of):
     not_healed = heal_of("not_healed").report
     assert not_healed["patch"] == "" and not_healed["files_changed"] == []
-    assert not_healed["failures_after"] == not_healed["failures_before"] == [
-        "tests/test_greet.py::test_greet"]
+    assert (
+        not_healed["failures_after"] == not_healed["failures_before"] == ["tests/test_greet.py::test_greet"]
+    )
     assert not_healed["verdict"] is None and not_healed["diagnosis"] is None
     assert not_healed["metrics"]["candidates_tried"] <= 30
     error = heal_of("error").report
@@ -174,8 +179,10 @@ def test_not_healed_and_error_reports_carry_no_patch(heal_of):
 def test_partial_report_content(heal_of):
     run = heal_of("partial")
     report = run.report
-    assert report["failures_before"] == ["tests/test_people.py::test_adult_at_18",
-                                         "tests/test_people.py::test_greet"]
+    assert report["failures_before"] == [
+        "tests/test_people.py::test_adult_at_18",
+        "tests/test_people.py::test_greet",
+    ]
     assert report["failures_after"] == ["tests/test_people.py::test_greet"]
     assert report["regressions"] == []
     assert report["files_changed"] == ["pkg/people.py"]
@@ -198,17 +205,18 @@ def test_nothing_to_heal_has_no_lessons(heal_of):
     run = heal_of("nothing_to_heal")
     assert run.report["lessons"] == []
     assert run.text("lessons.md") == (
-        "# Lessons\n\n- Nothing was repaired in this run, so there is no lesson to keep.\n")
+        "# Lessons\n\n- Nothing was repaired in this run, so there is no lesson to keep.\n"
+    )
 
 
 def test_partial_lessons_do_not_call_the_accepted_fix_ruled_out(heal_of):
     lessons = heal_of("partial").report["lessons"]
     fix = "`>` -> `>=` in `age > 18`"
-    assert any(lesson.startswith("In `is_adult` (pkg/people.py:2)") and fix in lesson
-               for lesson in lessons)
+    assert any(lesson.startswith("In `is_adult` (pkg/people.py:2)") and fix in lesson for lesson in lessons)
     ruled_out = [lesson for lesson in lessons if lesson.startswith("Ruled out")]
-    assert all(f"e.g. {fix} (" not in lesson and f"; {fix} (" not in lesson
-               for lesson in ruled_out), ruled_out
+    assert all(f"e.g. {fix} (" not in lesson and f"; {fix} (" not in lesson for lesson in ruled_out), (
+        ruled_out
+    )
 
 
 def test_error_names_repository_paths_not_the_deleted_sandbox(heal_of):
@@ -234,15 +242,15 @@ def test_summary_of_an_unverified_run_has_no_verification(heal_of):
     summary = heal_of("not_healed").text("summary.md")
     assert summary.startswith("## selfheal: not healed\n")
     assert "### Verification" not in summary
-    assert "- `tests/test_greet.py::test_greet` — AssertionError: assert 'hello' == 'Hello, bob!'" \
-        in summary
+    assert "- `tests/test_greet.py::test_greet` — AssertionError: assert 'hello' == 'Hello, bob!'" in summary
 
 
 def test_trace_is_one_json_object_per_line(heal_of):
     lines = heal_of("healed").text("trace.jsonl").splitlines()
     events = [json.loads(line) for line in lines]
-    assert all(isinstance(e, dict) and isinstance(e["node"], str)
-               and isinstance(e["start"], float) for e in events)
+    assert all(
+        isinstance(e, dict) and isinstance(e["node"], str) and isinstance(e["start"], float) for e in events
+    )
     nodes = [e["node"] for e in events]
     assert {"baseline", "flake_check", "localize", "repair", "validate"} <= set(nodes)
     firsts = [nodes.index(n) for n in ("baseline", "flake_check", "localize", "repair")]

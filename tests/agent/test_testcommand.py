@@ -68,7 +68,10 @@ def test_a_pythonpath_of_the_command_joins_selfheals(tmp_path):
         env = TestRunner(session, command, sys.executable, timeout=10, test_timeout=5).base_env()
     root = str(session.root)
     assert env["PYTHONPATH"].split(":") == [
-        f"{root}/.selfheal-sandbox/runtime", root, f"{root}/lib", "/opt/extra",
+        f"{root}/.selfheal-sandbox/runtime",
+        root,
+        f"{root}/lib",
+        "/opt/extra",
     ]
     assert env["DEBUG"] == "1"
     assert env["SELFHEAL_ROOT"] == root

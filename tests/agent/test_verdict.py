@@ -122,8 +122,11 @@ def test_refuses_a_candidate_that_breaks_another_test(calc_repo):
     # returns high for everything outside [low, high]: fixes "above", breaks "below"
     _, verdict = judge_replacements(
         calc_repo,
-        ("calc/ops.py", "        return low\n    if value > high:",
-         "        return high\n    if value > high:"),
+        (
+            "calc/ops.py",
+            "        return low\n    if value > high:",
+            "        return high\n    if value > high:",
+        ),
         RIGHT_FIX,
     )
     assert verdict.status == "not_healed"
@@ -136,8 +139,11 @@ def test_refuses_a_candidate_that_breaks_another_test(calc_repo):
 def test_refuses_a_candidate_that_only_skips_the_failing_test(calc_repo):
     _, verdict = judge_replacements(
         calc_repo,
-        ("tests/test_ops.py", "def test_clamp_above():",
-         "import pytest\n\n\n@pytest.mark.skip(reason='later')\ndef test_clamp_above():"),
+        (
+            "tests/test_ops.py",
+            "def test_clamp_above():",
+            "import pytest\n\n\n@pytest.mark.skip(reason='later')\ndef test_clamp_above():",
+        ),
     )
     assert verdict.status == "not_healed"
     assert not verdict.rules[0].holds  # skipped is not passed
@@ -148,8 +154,11 @@ def test_refuses_a_candidate_that_only_skips_the_failing_test(calc_repo):
 def test_refuses_a_skip_smuggled_into_source(calc_repo):
     _, verdict = judge_replacements(
         calc_repo,
-        ("calc/ops.py", "    if value > high:\n        return low",
-         "    if value > high:\n        import pytest; pytest.skip('x')"),
+        (
+            "calc/ops.py",
+            "    if value > high:\n        return low",
+            "    if value > high:\n        import pytest; pytest.skip('x')",
+        ),
     )
     assert verdict.status == "not_healed"
     assert not verdict.rules[0].holds

@@ -18,8 +18,7 @@ SOURCE = "def double(x):\n    return x + x\n"
 PROJECT = {
     "pkg/__init__.py": "",
     "pkg/calc.py": SOURCE,
-    "tests/test_calc.py": "from pkg.calc import double\n\n\ndef test_double():\n"
-                          "    assert double(2) == 4\n",
+    "tests/test_calc.py": "from pkg.calc import double\n\n\ndef test_double():\n    assert double(2) == 4\n",
     ".gitignore": "*.log\nbuild/\n",
 }
 HOST_GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
@@ -61,11 +60,19 @@ def clone(repo: Path, tmp_path: Path) -> Path:
 
 
 def host_git(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-c", "core.autocrlf=false", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=True, env=HOST_GIT_ENV, check=False)
+    return subprocess.run(
+        ["git", "-c", "core.autocrlf=false", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=HOST_GIT_ENV,
+        check=False,
+    )
 
 
 # -- Origin.inspect ----------------------------------------------------------------------------
+
 
 def test_inspect_a_clean_repository(make_repo):
     repo = make_repo(PROJECT)
@@ -110,29 +117,40 @@ def test_inspect_a_subfolder_of_a_repository(make_repo, snapshot):
 
 # -- Workspace.create --------------------------------------------------------------------------
 
+
 def test_the_copy_holds_the_files_a_user_would_commit(make_repo, snapshot):
     repo = make_repo(PROJECT)
-    write(repo, {
-        "notes.txt": "untracked, not ignored\n",
-        "pkg/extra.py": "EXTRA = 1\n",
-        "debug.log": "ignored by .gitignore\n",
-        "build/out.py": "ignored folder\n",
-        ".venv/lib/site.py": "an environment\n",
-        "venv/bin/activate": "another environment\n",
-        "pkg/__pycache__/calc.cpython-311.pyc": b"\x00bytecode",
-        ".pytest_cache/v/cache/lastfailed": "{}",
-        ".selfheal/runs/r1/report.json": "{}",
-    })
+    write(
+        repo,
+        {
+            "notes.txt": "untracked, not ignored\n",
+            "pkg/extra.py": "EXTRA = 1\n",
+            "debug.log": "ignored by .gitignore\n",
+            "build/out.py": "ignored folder\n",
+            ".venv/lib/site.py": "an environment\n",
+            "venv/bin/activate": "another environment\n",
+            "pkg/__pycache__/calc.cpython-311.pyc": b"\x00bytecode",
+            ".pytest_cache/v/cache/lastfailed": "{}",
+            ".selfheal/runs/r1/report.json": "{}",
+        },
+    )
 
     workspace = snapshot(repo)
 
-    expected = sorted([".gitignore", "notes.txt", "pkg/__init__.py", "pkg/calc.py", "pkg/extra.py",
-                       "tests/test_calc.py"])
+    expected = sorted(
+        [".gitignore", "notes.txt", "pkg/__init__.py", "pkg/calc.py", "pkg/extra.py", "tests/test_calc.py"]
+    )
     assert workspace.files == expected
     assert files_under(workspace.root) == expected
     assert not (workspace.root / ".git").exists()
-    committed = git(workspace.root, f"--git-dir={workspace.git_dir}", "ls-tree", "-r", "--name-only",
-                    workspace.base_commit)
+    committed = git(
+        workspace.root,
+        f"--git-dir={workspace.git_dir}",
+        "ls-tree",
+        "-r",
+        "--name-only",
+        workspace.base_commit,
+    )
     assert committed.split() == expected
     assert workspace.origin.dirty is True  # untracked files count as a dirty tree
     assert (workspace.root / "pkg" / "calc.py").read_text(encoding="utf-8") == SOURCE
@@ -149,12 +167,20 @@ def test_the_snapshot_git_dir_is_outside_the_copy(make_repo, snapshot):
 
 def test_a_plain_directory_is_copied_without_environments_and_caches(make_repo, snapshot):
     repo = make_repo(PROJECT, commit=False)
-    write(repo, {"debug.log": "kept: no .gitignore applies outside git\n",
-                 ".venv/lib/site.py": "x\n", "pkg/__pycache__/calc.cpython-311.pyc": b"\x00",
-                 ".selfheal/runs/r/report.json": "{}", ".git-not/readme": "a folder name\n"})
+    write(
+        repo,
+        {
+            "debug.log": "kept: no .gitignore applies outside git\n",
+            ".venv/lib/site.py": "x\n",
+            "pkg/__pycache__/calc.cpython-311.pyc": b"\x00",
+            ".selfheal/runs/r/report.json": "{}",
+            ".git-not/readme": "a folder name\n",
+        },
+    )
     workspace = snapshot(repo)
-    assert workspace.files == sorted([".git-not/readme", ".gitignore", "debug.log",
-                                      "pkg/__init__.py", "pkg/calc.py", "tests/test_calc.py"])
+    assert workspace.files == sorted(
+        [".git-not/readme", ".gitignore", "debug.log", "pkg/__init__.py", "pkg/calc.py", "tests/test_calc.py"]
+    )
     assert workspace.origin.head_sha is None
     assert workspace.base_sha == workspace.base_commit
 
@@ -162,8 +188,9 @@ def test_a_plain_directory_is_copied_without_environments_and_caches(make_repo, 
 def test_a_clean_repository_snapshots_exactly_head(make_repo, snapshot):
     repo = make_repo(PROJECT)
     workspace = snapshot(repo)
-    snapshot_tree = git(workspace.root, f"--git-dir={workspace.git_dir}", "rev-parse",
-                        f"{workspace.base_commit}^{{tree}}").strip()
+    snapshot_tree = git(
+        workspace.root, f"--git-dir={workspace.git_dir}", "rev-parse", f"{workspace.base_commit}^{{tree}}"
+    ).strip()
     assert snapshot_tree == git(repo, "rev-parse", "HEAD^{tree}").strip()
     assert workspace.base_sha == git(repo, "rev-parse", "HEAD").strip()
 
@@ -173,8 +200,11 @@ def test_the_users_repository_is_never_modified(make_repo, snapshot, tmp_path):
     write(repo, {"notes.txt": "untracked\n", "debug.log": "ignored\n"})
     before_status = git(repo, "status", "--porcelain", "--untracked-files=all", "--ignored")
     before_refs = git(repo, "for-each-ref")
-    before = {rel: ((repo / rel).read_bytes(), (repo / rel).stat().st_mtime_ns)
-              for rel in files_under(repo) if not rel.startswith(".git/")}
+    before = {
+        rel: ((repo / rel).read_bytes(), (repo / rel).stat().st_mtime_ns)
+        for rel in files_under(repo)
+        if not rel.startswith(".git/")
+    }
 
     workspace = snapshot(repo)
     patch = workspace.diff({"pkg/calc.py": SOURCE.replace("x + x", "x * 2")})
@@ -183,8 +213,11 @@ def test_the_users_repository_is_never_modified(make_repo, snapshot, tmp_path):
     (workspace.root / "pkg" / "calc.py").write_text("sandboxed code wrote here\n", encoding="utf-8")
     workspace.cleanup()
 
-    after = {rel: ((repo / rel).read_bytes(), (repo / rel).stat().st_mtime_ns)
-             for rel in files_under(repo) if not rel.startswith(".git/")}
+    after = {
+        rel: ((repo / rel).read_bytes(), (repo / rel).stat().st_mtime_ns)
+        for rel in files_under(repo)
+        if not rel.startswith(".git/")
+    }
     assert after == before
     assert git(repo, "status", "--porcelain", "--untracked-files=all", "--ignored") == before_status
     assert git(repo, "for-each-ref") == before_refs
@@ -208,6 +241,7 @@ def test_inspecting_does_not_rewrite_the_users_git_index(make_repo):
 
 
 # -- patches ----------------------------------------------------------------------------------
+
 
 def test_diff_is_a_git_patch_that_applies_to_a_fresh_clone(make_repo, snapshot, tmp_path):
     repo = make_repo(PROJECT)
@@ -233,8 +267,10 @@ def test_garbage_and_stale_patches_are_refused(make_repo, snapshot):
     ok, message = workspace.check_applies("this is not a patch\n")
     assert ok is False
     assert "No valid patches in input" in message
-    stale = ("diff --git a/pkg/calc.py b/pkg/calc.py\n--- a/pkg/calc.py\n+++ b/pkg/calc.py\n"
-             "@@ -1,2 +1,2 @@\n def double(x):\n-    return x - x\n+    return 2 * x\n")
+    stale = (
+        "diff --git a/pkg/calc.py b/pkg/calc.py\n--- a/pkg/calc.py\n+++ b/pkg/calc.py\n"
+        "@@ -1,2 +1,2 @@\n def double(x):\n-    return x - x\n+    return 2 * x\n"
+    )
     ok, message = workspace.check_applies(stale)
     assert ok is False
     assert "pkg/calc.py: patch does not apply" in message
@@ -261,8 +297,7 @@ def test_crlf_and_non_ascii_files_round_trip(make_repo, snapshot, tmp_path):
     assert applied.returncode == 0, applied.stderr
     assert (copy / "pkg" / "text.py").read_bytes() == changed.encode("utf-8")
     # --apply writes the same bytes into the user's tree
-    assert apply_to_origin(repo, {"pkg/text.py": changed}, {"pkg/text.py": original}, {}) == [
-        "pkg/text.py"]
+    assert apply_to_origin(repo, {"pkg/text.py": changed}, {"pkg/text.py": original}, {}) == ["pkg/text.py"]
     assert (repo / "pkg" / "text.py").read_bytes() == changed.encode("utf-8")
 
 
@@ -287,14 +322,16 @@ def test_a_dirty_tree_is_snapshotted_as_it_is_on_disk(make_repo, snapshot, tmp_p
 
 # -- apply_to_origin ---------------------------------------------------------------------------
 
+
 def test_apply_to_origin_refuses_files_that_changed_after_the_snapshot(make_repo, snapshot):
     repo = make_repo(PROJECT)
     workspace = snapshot(repo)
     base = {"pkg/calc.py": workspace.base_text("pkg/calc.py")}
     (repo / "pkg" / "calc.py").write_text("# the user kept working\n" + SOURCE, encoding="utf-8")
 
-    with pytest.raises(WorkspaceError,
-                       match=r"^these files changed or appeared since the heal started: pkg/calc.py$"):
+    with pytest.raises(
+        WorkspaceError, match=r"^these files changed or appeared since the heal started: pkg/calc.py$"
+    ):
         apply_to_origin(repo, {"pkg/calc.py": "def double(x):\n    return 2 * x\n"}, base, {})
 
     assert (repo / "pkg" / "calc.py").read_text(encoding="utf-8").startswith("# the user kept")
@@ -312,9 +349,12 @@ def test_apply_to_origin_writes_changes_and_new_files(make_repo, snapshot):
     repo = make_repo(PROJECT)
     workspace = snapshot(repo)
     fixed = SOURCE.replace("x + x", "2 * x")
-    written = apply_to_origin(repo, {"pkg/calc.py": fixed},
-                              {"pkg/calc.py": workspace.base_text("pkg/calc.py")},
-                              {"tests/edge/test_more.py": "def test_more():\n    pass\n"})
+    written = apply_to_origin(
+        repo,
+        {"pkg/calc.py": fixed},
+        {"pkg/calc.py": workspace.base_text("pkg/calc.py")},
+        {"tests/edge/test_more.py": "def test_more():\n    pass\n"},
+    )
     assert written == ["pkg/calc.py", "tests/edge/test_more.py"]
     assert (repo / "pkg" / "calc.py").read_text(encoding="utf-8") == fixed
     assert (repo / "tests" / "edge" / "test_more.py").is_file()
@@ -323,6 +363,7 @@ def test_apply_to_origin_writes_changes_and_new_files(make_repo, snapshot):
 
 # -- security: git configuration planted by sandboxed code ------------------------------------
 
+
 def _hook(path: Path, marker: Path) -> Path:
     path.write_text(f'#!/bin/sh\ntouch "{marker}"\ncat "$1" 2>/dev/null\nexit 0\n', encoding="utf-8")
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
@@ -330,8 +371,7 @@ def _hook(path: Path, marker: Path) -> Path:
 
 
 @pytest.mark.parametrize("planted", ["git-dir", "gitfile"])
-def test_git_config_planted_in_the_copy_never_runs_on_the_host(planted, make_repo, snapshot,
-                                                               tmp_path):
+def test_git_config_planted_in_the_copy_never_runs_on_the_host(planted, make_repo, snapshot, tmp_path):
     repo = make_repo(PROJECT)
     workspace = snapshot(repo)
     root = workspace.root
@@ -349,8 +389,10 @@ def test_git_config_planted_in_the_copy_never_runs_on_the_host(planted, make_rep
         assert (root / ".git").read_text(encoding="utf-8").startswith("gitdir: ")
     (root / ".gitattributes").write_text("* diff=x\n", encoding="utf-8")
     assert host_git(root, "-c", "user.name=x", "-c", "user.email=x@x", "add", "-A").returncode == 0
-    assert host_git(root, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm",
-                    "planted").returncode == 0
+    assert (
+        host_git(root, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "planted").returncode
+        == 0
+    )
     for key, value in (("core.fsmonitor", str(fsmonitor)), ("diff.x.textconv", str(textconv))):
         assert host_git(root, "config", key, value).returncode == 0
     assert (planted_dir / "config").read_text(encoding="utf-8").count(str(tmp_path)) == 2

@@ -1,11 +1,17 @@
 """The seam for language models (DESIGN.md, "LLM providers").
 
 Every provider answers `complete(messages, *, tools=None, schema=None, max_tokens)` with a
-`Reply(text, tool_calls, usage)`. `none` means no model: the embedded search engine does the
-repair alone. `ScriptedModel` replays fixed replies; it drives tests of the model-driven loop
-against real sandboxes, the way a `MockTransport` drives an HTTP client.
+`Reply(text, tool_calls, usage, model, stop_reason)`. Providers: `anthropic` (Messages API, native
+tools), `ollama` (chat API, native tools, `format` schemas), `llamacpp` (a GGUF file in-process,
+tools emulated in the prompt), and `none`: no model, the embedded search engine repairs alone.
+`ProviderSettings` configures them (defaults are the real services), `make_provider` and
+`providers_for_roles` build them, `UsageLedger` sums tokens and dollars per role.
+`ScriptedModel` replays fixed replies; it drives tests of the model-driven loop against real
+sandboxes, the way a `MockTransport` drives an HTTP client. SDKs are imported only when a
+provider that needs one is built.
 """
 
+from selfheal.agent.llm.accounting import LedgerEntry, MeteredProvider, UsageLedger
 from selfheal.agent.llm.base import (
     Message,
     Provider,
@@ -15,16 +21,35 @@ from selfheal.agent.llm.base import (
     Usage,
     make_provider,
 )
+from selfheal.agent.llm.factory import providers_for_roles
 from selfheal.agent.llm.scripted import ScriptedModel, ScriptExhausted
+from selfheal.agent.llm.settings import (
+    DEFAULT_PRICES,
+    PROVIDERS,
+    ROLES,
+    Price,
+    ProviderSettings,
+    RoleOverride,
+)
 
 __all__ = [
+    "DEFAULT_PRICES",
+    "PROVIDERS",
+    "ROLES",
+    "LedgerEntry",
     "Message",
+    "MeteredProvider",
+    "Price",
     "Provider",
+    "ProviderSettings",
     "Reply",
+    "RoleOverride",
     "ScriptExhausted",
     "ScriptedModel",
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "UsageLedger",
     "make_provider",
+    "providers_for_roles",
 ]

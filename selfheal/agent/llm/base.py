@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from selfheal.agent.exceptions import ConfigError
+if TYPE_CHECKING:
+    from selfheal.agent.llm.settings import ProviderSettings
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -23,6 +25,10 @@ class Message:
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None  # for role "tool": which call this answers
+    # An assistant turn exactly as its provider returned it (Anthropic content blocks, with signed
+    # thinking blocks). When present, the provider that made it sends these back verbatim: a
+    # thinking model refuses tool results whose assistant turn lost its thinking blocks.
+    native: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,12 +54,32 @@ class Usage:
         )
 
 
+# Why a model stopped, in Anthropic's vocabulary whatever the provider: "end_turn", "tool_use",
+# "max_tokens", "stop_sequence", "refusal", ... ("" when the provider did not say).
+TRUNCATED = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
 @dataclass(frozen=True)
 class Reply:
+    """One answer. With a `schema`, `text` is the JSON answer; `raw_text` is what the model wrote
+    before a provider extracted text or tool calls from it (llama.cpp tool emulation), if different."""
+
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    stop_reason: str = ""
+    raw_text: str | None = None
+    native: tuple[dict[str, Any], ...] = ()  # the provider's own content blocks (see Message.native)
+
+    @property
+    def truncated(self) -> bool:
+        """The answer was cut off by the token limit: it may be incomplete JSON or code."""
+        return self.stop_reason in TRUNCATED
+
+    def as_message(self) -> Message:
+        """This reply as the assistant turn to append to the conversation before tool results."""
+        return Message("assistant", self.text, self.tool_calls, native=self.native)
 
 
 class Provider(Protocol):
@@ -69,8 +95,13 @@ class Provider(Protocol):
     ) -> Reply: ...
 
 
-def make_provider(name: str) -> Provider | None:
-    """The provider for a configured name; None for "none" (the embedded engine only)."""
-    if name == "none":
-        return None
-    raise ConfigError(f"unknown provider {name!r}; this build knows: none")
+def make_provider(
+    name: str, settings: ProviderSettings | None = None, *, env: Mapping[str, str] | None = None
+) -> Provider | None:
+    """The provider for a configured name; None for "none" (the embedded engine only).
+
+    Raises ConfigError for an unknown name or a provider that cannot be built (see factory.py).
+    """
+    from selfheal.agent.llm.factory import make_provider as make
+
+    return make(name, settings, env=env)

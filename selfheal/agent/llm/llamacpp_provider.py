@@ -1,0 +1,146 @@
+"""An offline GGUF model in-process through llama-cpp-python (optional extra `llamacpp`).
+
+`model` is the path of the GGUF file (default $SELFHEAL_LLAMACPP_MODEL). The library is imported
+only when this provider is built, so selfheal works without it. The model file is loaded on the
+first call (not when the provider is built: config validation builds providers too), once, and
+calls are serialized (a llama.cpp context is not thread-safe).
+
+Tools are emulated through the prompt and a JSON answer (see toolprompt.py); a `schema` (or the
+tool contract) is enforced with llama.cpp's grammar via
+`response_format={"type": "json_object", "schema": ...}`. Usage comes from the completion's
+`usage`; cost is 0 unless `prices` names the file.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Any
+
+from selfheal.agent.exceptions import ConfigError, ProviderBadRequest, ProviderUnavailable
+from selfheal.agent.llm.accounting import priced_usage
+from selfheal.agent.llm.base import Message, Reply, ToolSpec
+from selfheal.agent.llm.settings import ProviderSettings, Resolved
+from selfheal.agent.llm.toolprompt import answer_schema, parse_answer, render_messages
+
+INSTALL_HINT = (
+    "the llamacpp provider needs llama-cpp-python, which is not installed: "
+    "pip install 'selfheal[llamacpp]' (compiles llama.cpp, several minutes; prebuilt CPU wheels: "
+    "pip install llama-cpp-python --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cpu)"
+)
+DEFAULT_CONTEXT = 4096
+
+
+def llama_cpp_available() -> bool:
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+class LlamaCppProvider:
+    name = "llamacpp"
+
+    def __init__(self, resolved: Resolved, settings: ProviderSettings) -> None:
+        if not llama_cpp_available():
+            raise ConfigError(INSTALL_HINT)
+        path = Path(resolved.model).expanduser()
+        if not path.is_file():
+            raise ConfigError(
+                f"llamacpp: model file {str(path)!r} does not exist; "
+                "set SELFHEAL_LLAMACPP_MODEL or the model setting to the path of a .gguf file"
+            )
+        self.model_path = path
+        self.model = path.name
+        self._settings = settings
+        self._llama: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LlamaCppProvider(model_path={str(self.model_path)!r})"
+
+    def close(self) -> None:
+        with self._lock:
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
+
+    def _load(self) -> Any:
+        if self._llama is None:
+            from llama_cpp import Llama
+
+            try:
+                self._llama = Llama(
+                    model_path=str(self.model_path),
+                    n_ctx=self._settings.context_tokens or DEFAULT_CONTEXT,
+                    verbose=False,
+                )
+            except (ValueError, RuntimeError, OSError) as exc:
+                raise ProviderUnavailable(
+                    f"llamacpp: cannot load {self.model_path}: {exc}", provider=self.name
+                ) from exc
+        return self._llama
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[ToolSpec] | None = None,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int,
+    ) -> Reply:
+        request: dict[str, Any] = {
+            "messages": render_messages(messages, tools, schema),
+            "max_tokens": max_tokens,
+        }
+        if self._settings.temperature is not None:
+            request["temperature"] = self._settings.temperature
+        grammar = answer_schema(tools, schema)
+        if grammar is not None:
+            request["response_format"] = {"type": "json_object", "schema": grammar}
+        with self._lock:
+            llama = self._load()
+            try:
+                completion = llama.create_chat_completion(**request)
+            except ValueError as exc:  # e.g. "Requested tokens (N) exceed context window of M"
+                raise ProviderBadRequest(f"llamacpp: {exc}", provider=self.name) from exc
+        return parse_completion(
+            completion, tools=tools, schema=schema, settings=self._settings, model=self.model
+        )
+
+
+def parse_completion(
+    completion: dict[str, Any],
+    *,
+    tools: list[ToolSpec] | None,
+    schema: dict[str, Any] | None,
+    settings: ProviderSettings,
+    model: str,
+) -> Reply:
+    """An OpenAI-shaped chat completion (what llama-cpp-python returns) -> Reply."""
+    choice = completion["choices"][0]
+    raw = choice.get("message", {}).get("content") or ""
+    finish = choice.get("finish_reason") or ""
+    if tools:
+        text, calls = parse_answer(raw, tools, schema)
+    else:
+        text, calls = raw, ()
+    if finish == "length":
+        stop_reason = "max_tokens"
+    elif finish in ("stop", "tool_calls"):
+        stop_reason = "tool_use" if calls else "end_turn"
+    else:
+        stop_reason = finish
+    usage = completion.get("usage") or {}
+    return Reply(
+        text=text,
+        tool_calls=calls,
+        usage=priced_usage(
+            settings.price_for(model),
+            model,
+            usage.get("prompt_tokens") or 0,
+            usage.get("completion_tokens") or 0,
+            warn_unpriced=False,
+        ),
+        model=model,
+        stop_reason=stop_reason,
+        raw_text=raw if raw != text else None,
+    )
