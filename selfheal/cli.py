@@ -21,6 +21,7 @@ from selfheal.agent.loop import heal
 from selfheal.agent.outputs import OUTPUT_FILES, default_out_dir, write_outputs
 from selfheal.agent.result import HEALED, NOTHING_TO_HEAL, HealResult
 from selfheal.agent.workspace import apply_to_origin
+from selfheal.bot.serverconfig import add_serve_arguments
 from selfheal.progress import ProgressDisplay
 from selfheal.sandbox import Limits
 from selfheal.sandbox.exceptions import SandboxUnavailable
@@ -124,6 +125,25 @@ def build_parser() -> argparse.ArgumentParser:
         "to GITHUB_STEP_SUMMARY. Exit code 0 unless selfheal itself failed (1) or an input is "
         "invalid (2); whether the code was healed is the `status` output.",
     )
+    bot_cmd = commands.add_parser(
+        "bot",
+        help="the webhook bot server, for GitHub App installs across many repositories",
+        description="Run selfheal as a GitHub App: receive its webhook deliveries, queue them durably "
+        "and heal here or on the repositories' own Actions runners.",
+    )
+    bot_commands = bot_cmd.add_subparsers(dest="bot_command", metavar="COMMAND")
+    bot_commands.required = True
+    serve_cmd = bot_commands.add_parser(
+        "serve",
+        help="serve the webhook endpoint and run the queued jobs",
+        description="Listens for the App's webhook deliveries on POST /webhook (X-Hub-Signature-256 "
+        "verified with the secret in the environment variable --webhook-secret-env names), dedupes "
+        "them by X-GitHub-Delivery, queues what selfheal acts on in a SQLite file, and runs the jobs "
+        "with an installation token of the App: heals here (--executor local) or dispatches the "
+        "heal workflow on the repository (--executor actions). GET /healthz answers with the queue's "
+        "counts. SIGTERM stops it gracefully; jobs that did not finish run again at the next start.",
+    )
+    add_serve_arguments(serve_cmd)
     return parser
 
 
@@ -137,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
 
         reexec_without_secrets(["action"])
         return run_action(environment_with_secrets())
+    if args.command == "bot":
+        from selfheal.bot.server import run_server
+
+        return run_server(args, os.environ)
     return EXIT_BAD_INPUT
 
 

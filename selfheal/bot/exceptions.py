@@ -2,9 +2,11 @@
 
 BotError
 ├── EventError        the event payload is missing, malformed or of an unknown kind
-├── CredentialsError  no token, or GitHub rejects it
+├── CredentialsError  no token, or GitHub rejects it (also: the App's JWT, a gone installation)
 ├── GitHubError       an API call failed after the client's own retries
-└── GitError          clone, fetch or push failed
+├── GitError          clone, fetch or push failed
+├── ServerConfigError the bot server cannot start as configured (exit code 2)
+└── QueueError        the job database cannot be opened, read or written
 """
 
 from __future__ import annotations
@@ -29,4 +31,12 @@ class GitHubError(BotError):
 
 
 class GitError(BotError):
+    pass
+
+
+class ServerConfigError(BotError):
+    pass
+
+
+class QueueError(BotError):
     pass

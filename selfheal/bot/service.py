@@ -91,7 +91,8 @@ class Bot:
     def handle(self, trigger: Trigger | Skip) -> Outcome:
         if isinstance(trigger, Skip):
             return Outcome(IGNORED, trigger.reason)
-        if trigger.requester:
+        # a dispatch needs write access on GitHub's side already, and its sender may be an App's bot
+        if trigger.requester and trigger.kind == COMMENT:
             refusal = self.authorize(trigger)
             if refusal:
                 return refusal

@@ -63,6 +63,32 @@ primary = "API rate limit exceeded for ..." + ``X-RateLimit-Remaining: 0`` and `
 ``POST /_fake/seed`` takes ``{"repo": {...}}`` and/or ``{"full_name": ..., "issue"|"pull": {...},
 "comment": {"issue_number", "user", "body", "id"?}, "reaction": {"comment_id"|"issue_number", "user",
 "content"}, "collaborators": {...}}`` and answers with the new numbers/ids. Stdlib only.
+
+GitHub App (optional; seed keys ``app`` and ``installations``)::
+
+    {"app": {"id": 12345, "slug": "selfheal", "public_key": "-----BEGIN PUBLIC KEY-----...",
+             "token_ttl": 3600},
+     "installations": [{"id": 77, "account": "acme", "account_type": "Organization",
+                        "repositories": ["acme/widgets"] | null (= all),
+                        "permissions": {"contents": "write", "actions": "write", ...}}]}
+
+``Authorization: Bearer <JWT>`` authenticates as the app: an RS256 JWT verified against
+``app.public_key`` (SubjectPublicKeyInfo or PKCS#1 PEM) with ``iss`` = the app id, ``exp`` in the
+future and at most 10 minutes after ``iat``. The app may call ``GET /app``, ``GET /app/installations``,
+``GET /app/installations/{id}``, ``POST /app/installations/{id}/access_tokens`` (201, ``{"token":
+"ghs_...", "expires_at", "permissions", "repository_selection"}``; body ``repositories`` narrows it)
+and ``GET /repos/{o}/{r}/installation`` (anything else: 403). Each issued token works like the seed
+token (API and git) for its installation's repositories until it expires; other repositories answer
+404, ``/app`` routes 401. The seed token keeps full access. Issued tokens show in the state as
+``app_tokens``; every request log entry has ``principal``: ``"token"``, ``"app"``,
+``"installation:<id>"`` or null.
+
+Workflows (repo seed key ``workflows``: ``[{"id", "name", "path", "inputs": ["ref", ...] | null,
+"dispatchable": true}]``): ``GET /repos/{o}/{r}/actions/workflows[/{id or file name}]`` and
+``POST .../dispatches`` (``ref`` must be a branch or tag, unknown inputs are refused as GitHub does,
+an installation token needs ``actions: write``) answer 204, or 200 with ``workflow_run_id``,
+``run_url``, ``html_url`` when ``return_run_details`` is true. Each dispatch is recorded in the
+repo's ``dispatches`` in the state.
 """
 
 from __future__ import annotations
@@ -70,6 +96,8 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import hashlib
+import hmac
 import itertools
 import json
 import os
@@ -106,6 +134,7 @@ ROLE_TO_PERMISSION = {
 }
 ROLE_RANK = {"none": 0, "read": 1, "triage": 2, "write": 3, "maintain": 4, "admin": 5}
 RATE_LIMIT = 5000
+APP_PERMISSIONS = {"contents": "write", "pull_requests": "write", "issues": "write", "actions": "write"}
 GIT_SERVICE = re.compile(
     r"^/(?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?"
     r"(?P<rest>/(?:info/refs|git-upload-pack|git-receive-pack|HEAD|objects/.+))$"
@@ -204,6 +233,8 @@ class Repo:
     comments: dict[int, Comment] = field(default_factory=dict)
     deleted_comments: list[dict[str, Any]] = field(default_factory=list)
     labels: dict[str, Label] = field(default_factory=dict)  # keyed by lower-cased name
+    workflows: dict[int, Workflow] = field(default_factory=dict)
+    dispatches: list[dict[str, Any]] = field(default_factory=list)
     next_number: int = 1
     created_at: str = field(default_factory=now_iso)
 
@@ -280,6 +311,65 @@ def validation_failed(*errors: dict[str, Any], doc: str = DOCS) -> ApiError:
 
 
 @dataclass
+class Workflow:
+    id: int
+    name: str
+    path: str
+    inputs: list[str] | None = None  # None: any input is accepted
+    dispatchable: bool = True  # has an `on: workflow_dispatch` trigger
+    state: str = "active"
+
+
+@dataclass
+class App:
+    id: int
+    slug: str
+    name: str
+    public_key: tuple[int, int]  # RSA (n, e)
+    token_ttl: int = 3600
+
+
+@dataclass
+class Installation:
+    id: int
+    account: str
+    account_type: str = "Organization"
+    repositories: list[str] | None = None  # full names; None: all of the account's repositories
+    permissions: dict[str, str] = field(default_factory=dict)
+    events: list[str] = field(default_factory=list)
+    created_at: str = field(default_factory=now_iso)
+
+    def covers(self, full_name: str) -> bool:
+        if self.repositories is None:
+            return full_name.split("/", 1)[0].lower() == self.account.lower()
+        return full_name.lower() in {r.lower() for r in self.repositories}
+
+
+@dataclass
+class AppToken:
+    token: str
+    installation_id: int
+    expires_at: float
+    permissions: dict[str, str]
+    repositories: list[str] | None  # narrowed to these full names, or None: the installation's
+
+    def covers(self, installation: Installation, full_name: str) -> bool:
+        if self.repositories is not None and full_name.lower() not in {r.lower() for r in self.repositories}:
+            return False
+        return installation.covers(full_name)
+
+
+@dataclass
+class Principal:
+    kind: str  # token | app | installation
+    installation_id: int | None = None
+    issued: AppToken | None = None  # the installation token presented
+
+    def describe(self) -> str:
+        return f"installation:{self.installation_id}" if self.kind == "installation" else self.kind
+
+
+@dataclass
 class Reply:
     status: int
     body: Any = None
@@ -292,6 +382,7 @@ class Req:
     path: str  # decoded, without the /api/v3 prefix
     query: dict[str, str]
     raw_body: bytes
+    principal: Principal | None = None
 
     def json(self) -> Any:
         if not self.raw_body.strip():
@@ -341,8 +432,29 @@ class Store:
         self.rules: list[FailRule] = []
         self.rate_used = 0
         self.rate_reset = int(time.time()) + 3600
+        self.app: App | None = None
+        self.installations: dict[int, Installation] = {}
+        self.app_tokens: dict[str, AppToken] = {}
         for repo_seed in seed.get("repos", []):
             self.add_repo(repo_seed)
+        if seed.get("app"):
+            app = seed["app"]
+            self.app = App(
+                id=int(app["id"]),
+                slug=app.get("slug", "selfheal"),
+                name=app.get("name", app.get("slug", "selfheal")),
+                public_key=rsa_public_key(app["public_key"]),
+                token_ttl=int(app.get("token_ttl", 3600)),
+            )
+        for inst in seed.get("installations", []):
+            self.installations[int(inst["id"])] = Installation(
+                id=int(inst["id"]),
+                account=inst["account"],
+                account_type=inst.get("account_type", "Organization"),
+                repositories=inst.get("repositories"),
+                permissions=dict(inst.get("permissions") or APP_PERMISSIONS),
+                events=list(inst.get("events") or ["issue_comment", "workflow_run", "workflow_dispatch"]),
+            )
 
     # -- ids / users -----------------------------------------------------------------------
 
@@ -414,7 +526,112 @@ class Store:
             self.add_issue(repo, issue_seed)
         for pull_seed in seed.get("pulls", []):
             self.add_pull(repo, pull_seed)
+        for wf in seed.get("workflows", []):
+            workflow = Workflow(
+                id=int(wf.get("id") or 160000 + len(repo.workflows) + 1),
+                name=wf.get("name", Path(wf["path"]).stem),
+                path=wf["path"],
+                inputs=wf.get("inputs"),
+                dispatchable=bool(wf.get("dispatchable", True)),
+            )
+            repo.workflows[workflow.id] = workflow
         return repo
+
+    # -- the GitHub App ----------------------------------------------------------------------
+
+    def installation_for(self, full_name: str) -> Installation | None:
+        for installation in self.installations.values():
+            if installation.covers(full_name):
+                return installation
+        return None
+
+    def token_principal(self, token: str) -> tuple[Principal | None, str]:
+        """The principal a token or JWT stands for, or (None, GitHub's message)."""
+        if self.token and hmac.compare_digest(token.encode(), self.token.encode()):
+            return Principal("token"), ""
+        if token.count(".") == 2:
+            if self.app is None:
+                return None, "A JSON web token could not be decoded"
+            message = check_app_jwt(token, self.app)
+            return (None, message) if message else (Principal("app"), "")
+        issued = self.app_tokens.get(token)
+        if issued is None or issued.expires_at <= time.time():
+            return None, "Bad credentials"
+        return Principal("installation", issued.installation_id, issued), ""
+
+    def issue_token(
+        self, installation: Installation, repositories: list[str] | None, permissions: dict[str, str]
+    ) -> AppToken:
+        assert self.app is not None
+        token = AppToken(
+            token="ghs_" + secrets.token_urlsafe(27).replace("-", "a").replace("_", "b")[:36],
+            installation_id=installation.id,
+            expires_at=time.time() + self.app.token_ttl,
+            permissions=permissions,
+            repositories=repositories,
+        )
+        self.app_tokens[token.token] = token
+        return token
+
+    def app_json(self) -> dict[str, Any]:
+        assert self.app is not None
+        app = self.app
+        return {
+            "id": app.id,
+            "slug": app.slug,
+            "node_id": node_id("A", app.id),
+            "client_id": f"Iv1.{app.id:016x}",
+            "owner": self.user_json("acme", "Organization"),
+            "name": app.name,
+            "description": "",
+            "external_url": f"{self.url}/apps/{app.slug}",
+            "html_url": f"{self.url}/apps/{app.slug}",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+            "permissions": dict(APP_PERMISSIONS),
+            "events": ["issue_comment", "workflow_run", "workflow_dispatch"],
+            "installations_count": len(self.installations),
+        }
+
+    def installation_json(self, installation: Installation) -> dict[str, Any]:
+        assert self.app is not None
+        return {
+            "id": installation.id,
+            "account": self.user_json(installation.account, installation.account_type),
+            "repository_selection": "all" if installation.repositories is None else "selected",
+            "access_tokens_url": f"{self.api_url}/app/installations/{installation.id}/access_tokens",
+            "repositories_url": f"{self.api_url}/installation/repositories",
+            "html_url": f"{self.url}/organizations/{installation.account}/settings/installations/"
+            f"{installation.id}",
+            "app_id": self.app.id,
+            "app_slug": self.app.slug,
+            "target_id": self.user_id(installation.account),
+            "target_type": installation.account_type,
+            "permissions": dict(installation.permissions),
+            "events": list(installation.events),
+            "created_at": installation.created_at,
+            "updated_at": installation.created_at,
+            "single_file_name": None,
+            "has_multiple_single_files": False,
+            "single_file_paths": [],
+            "suspended_by": None,
+            "suspended_at": None,
+        }
+
+    def workflow_json(self, repo: Repo, workflow: Workflow) -> dict[str, Any]:
+        api = self.repo_api(repo)
+        return {
+            "id": workflow.id,
+            "node_id": node_id("W", workflow.id),
+            "name": workflow.name,
+            "path": workflow.path,
+            "state": workflow.state,
+            "created_at": repo.created_at,
+            "updated_at": repo.created_at,
+            "url": f"{api}/actions/workflows/{workflow.id}",
+            "html_url": f"{self.url}/{repo.full_name}/blob/{repo.default_branch}/{workflow.path}",
+            "badge_url": f"{self.url}/{repo.full_name}/workflows/{quote(workflow.name)}/badge.svg",
+        }
 
     def take_number(self, repo: Repo, wanted: int | None) -> int:
         if wanted is None:
@@ -1087,6 +1304,8 @@ class Store:
                     "comments": comments,
                     "reactions": sorted(reactions, key=lambda r: r["id"]),
                     "deleted_comments": list(repo.deleted_comments),
+                    "workflows": [self.workflow_json(repo, w) for w in repo.workflows.values()],
+                    "dispatches": list(repo.dispatches),
                 }
             )
         return {
@@ -1098,6 +1317,20 @@ class Store:
             "requests": list(self.requests),
             "fail_rules": [rule.describe() for rule in self.rules],
             "rate_limit": {"limit": RATE_LIMIT, "used": self.rate_used, "reset": self.rate_reset},
+            "app": {"id": self.app.id, "slug": self.app.slug} if self.app else None,
+            "installations": [self.installation_json(i) for i in self.installations.values()]
+            if self.app
+            else [],
+            "app_tokens": [
+                {
+                    "token": t.token,
+                    "installation_id": t.installation_id,
+                    "expires_at": t.expires_at,
+                    "repositories": t.repositories,
+                    "permissions": t.permissions,
+                }
+                for t in self.app_tokens.values()
+            ],
         }
 
 
@@ -1168,6 +1401,14 @@ class Api:
             ("POST", R + r"/git/refs", self.create_ref),
             ("PATCH", R + r"/git/refs/(?P<ref>.+)", self.update_ref),
             ("DELETE", R + r"/git/refs/(?P<ref>.+)", self.delete_ref),
+            ("GET", R + r"/installation", self.get_repo_installation),
+            ("GET", R + r"/actions/workflows", self.list_workflows),
+            ("GET", R + r"/actions/workflows/(?P<wid>[^/]+)", self.get_workflow),
+            ("POST", R + r"/actions/workflows/(?P<wid>[^/]+)/dispatches", self.dispatch_workflow),
+            ("GET", r"/app", self.get_app),
+            ("GET", r"/app/installations", self.list_installations),
+            ("GET", r"/app/installations/(?P<iid>\d+)", self.get_installation),
+            ("POST", r"/app/installations/(?P<iid>\d+)/access_tokens", self.create_access_token),
         ]
         self.routes = [(method, re.compile(pattern + r"/?$"), fn) for method, pattern, fn in table]
 
@@ -1827,6 +2068,137 @@ class Api:
         self.s.git(r, "update-ref", "-d", full, check=True)
         return Reply(204)
 
+    # -- the GitHub App ----------------------------------------------------------------------
+
+    def installation(self, iid: str) -> Installation:
+        found = self.s.installations.get(int(iid))
+        if found is None:
+            raise not_found(f"{DOCS}/apps/apps#get-an-installation-for-the-authenticated-app")
+        return found
+
+    def get_app(self, req: Req) -> Reply:
+        return Reply(200, self.s.app_json())
+
+    def list_installations(self, req: Req) -> Reply:
+        return self.paginate(req, [self.s.installation_json(i) for i in self.s.installations.values()])
+
+    def get_installation(self, req: Req, iid: str) -> Reply:
+        return Reply(200, self.s.installation_json(self.installation(iid)))
+
+    def get_repo_installation(self, req: Req, owner: str, repo: str) -> Reply:
+        r = self.repo(owner, repo)
+        found = self.s.installation_for(r.full_name)
+        if found is None:
+            raise not_found(f"{DOCS}/apps/apps#get-a-repository-installation-for-the-authenticated-app")
+        return Reply(200, self.s.installation_json(found))
+
+    def create_access_token(self, req: Req, iid: str) -> Reply:
+        installation = self.installation(iid)
+        data = req.obj()
+        repositories: list[str] | None = None
+        if data.get("repositories"):
+            names = data["repositories"]
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise validation_failed(
+                    {"resource": "Installation", "field": "repositories", "code": "invalid"}
+                )
+            repositories = [n if "/" in n else f"{installation.account}/{n}" for n in names]
+            if not all(installation.covers(name) for name in repositories):
+                raise ApiError(
+                    422,
+                    "There is at least one repository that does not exist or is not accessible to the "
+                    "parent installation.",
+                )
+        permissions = dict(installation.permissions)
+        wanted = data.get("permissions") or {}
+        rank = {"read": 1, "write": 2, "admin": 3}
+        for name, level in wanted.items():
+            if rank.get(level, 0) > rank.get(permissions.get(name, ""), 0):
+                raise ApiError(422, f"The permissions requested are not granted to this installation: {name}")
+        if wanted:
+            permissions = {k: v for k, v in wanted.items()}
+        token = self.s.issue_token(installation, repositories, permissions)
+        body: dict[str, Any] = {
+            "token": token.token,
+            "expires_at": datetime.fromtimestamp(token.expires_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "permissions": permissions,
+            "repository_selection": "all"
+            if installation.repositories is None and repositories is None
+            else "selected",
+        }
+        if repositories is not None:
+            body["repositories"] = [
+                self.s.repo_json(self.s.repos[name.lower()], with_parent=False)
+                for name in repositories
+                if name.lower() in self.s.repos
+            ]
+        return Reply(201, body)
+
+    # -- Actions workflows -----------------------------------------------------------------
+
+    def workflow(self, r: Repo, wid: str) -> Workflow:
+        for workflow in r.workflows.values():
+            if wid == str(workflow.id) or wid in (workflow.path, Path(workflow.path).name):
+                return workflow
+        raise not_found(f"{DOCS}/actions/workflows#get-a-workflow")
+
+    def list_workflows(self, req: Req, owner: str, repo: str) -> Reply:
+        r = self.repo(owner, repo)
+        items = [self.s.workflow_json(r, w) for w in r.workflows.values()]
+        return Reply(200, {"total_count": len(items), "workflows": items})
+
+    def get_workflow(self, req: Req, owner: str, repo: str, wid: str) -> Reply:
+        r = self.repo(owner, repo)
+        return Reply(200, self.s.workflow_json(r, self.workflow(r, wid)))
+
+    def dispatch_workflow(self, req: Req, owner: str, repo: str, wid: str) -> Reply:
+        r = self.repo(owner, repo)
+        workflow = self.workflow(r, wid)
+        doc = f"{DOCS}/actions/workflows#create-a-workflow-dispatch-event"
+        principal = req.principal
+        issued = principal.issued if principal is not None else None
+        if issued is not None and issued.permissions.get("actions") not in ("write", "admin"):
+            raise ApiError(403, "Resource not accessible by integration", doc=doc)
+        data = req.obj()
+        ref = data.get("ref")
+        if not isinstance(ref, str) or not ref:
+            raise ApiError(422, 'Invalid request.\n\n"ref" wasn\'t supplied.', doc=doc)
+        short = ref.removeprefix("refs/heads/").removeprefix("refs/tags/")
+        if self.s.rev(r, f"refs/heads/{short}") is None and self.s.rev(r, f"refs/tags/{short}") is None:
+            raise ApiError(422, f"No ref found for: {ref}", doc=doc)
+        if not workflow.dispatchable:
+            raise ApiError(422, "Workflow does not have 'workflow_dispatch' trigger", doc=doc)
+        inputs = data.get("inputs") or {}
+        if not isinstance(inputs, dict):
+            raise ApiError(422, "Invalid request.\n\nFor 'properties/inputs', it is not an object.", doc=doc)
+        if workflow.inputs is not None:
+            unexpected = sorted(set(inputs) - set(workflow.inputs))
+            if unexpected:
+                raise ApiError(422, f"Unexpected inputs provided: {json.dumps(unexpected)}", doc=doc)
+        run_id = 30000000 + len(r.dispatches) + 1
+        r.dispatches.append(
+            {
+                "workflow_id": workflow.id,
+                "workflow_path": workflow.path,
+                "ref": ref,
+                "inputs": dict(inputs),
+                "principal": principal.describe() if principal else None,
+                "workflow_run_id": run_id,
+                "created_at": now_iso(),
+            }
+        )
+        if data.get("return_run_details") is True:
+            api = self.s.repo_api(r)
+            return Reply(
+                200,
+                {
+                    "workflow_run_id": run_id,
+                    "run_url": f"{api}/actions/runs/{run_id}",
+                    "html_url": f"{self.s.url}/{r.full_name}/actions/runs/{run_id}",
+                },
+            )
+        return Reply(204)
+
 
 # ---------------------------------------------------------------------------------------- server
 
@@ -1914,7 +2286,8 @@ class RequestHandler(BaseHTTPRequestHandler):
     def record(self, kind: str, status: int, auth: str | None, injected: bool) -> None:
         store = self.server.store
         raw = self.path
-        token = store.token
+        principal = getattr(self, "principal", None)
+        tokens = [t for t in (store.token, *store.app_tokens) if t]
         store.requests.append(
             {
                 "seq": store.next_id("request"),
@@ -1924,8 +2297,9 @@ class RequestHandler(BaseHTTPRequestHandler):
                 "path": raw,
                 "status": status,
                 "auth": auth,
-                "token_in_url": bool(token) and (token in raw or token in unquote(raw)),
+                "token_in_url": any(t in raw or t in unquote(raw) for t in tokens),
                 "injected": injected,
+                "principal": principal.describe() if principal else None,
                 "user_agent": self.headers.get("User-Agent"),
             }
         )
@@ -2053,19 +2427,53 @@ class RequestHandler(BaseHTTPRequestHandler):
     # -- REST API --------------------------------------------------------------------------
 
     def auth_ok(self) -> tuple[bool, str | None, str]:
-        """(authorized, scheme, message) for the API: token/Bearer, or Basic with the token."""
+        """(authorized, scheme, message) for the API: token/Bearer (the seed token, an app JWT or an
+        installation token), or Basic with a token. Sets ``self.principal``."""
+        self.principal: Principal | None = None
         header = self.headers.get("Authorization", "").strip()
         if not header:
             return False, None, "Requires authentication"
         scheme, _, value = header.partition(" ")
         scheme = scheme.lower()
         value = value.strip()
+        store = self.server.store
         if scheme in ("token", "bearer"):
-            return value == self.server.store.token, scheme, "Bad credentials"
+            self.principal, message = store.token_principal(value)
+            return self.principal is not None, scheme, message
         if scheme == "basic":
             user, password = decode_basic(value)
-            return self.server.store.token in (user, password), scheme, "Bad credentials"
+            for candidate in (password, user):
+                if candidate and candidate.count(".") != 2:
+                    principal, _ = store.token_principal(candidate)
+                    if principal is not None:
+                        self.principal = principal
+                        return True, scheme, ""
+            return False, scheme, "Bad credentials"
         return False, scheme, "Bad credentials"
+
+    def scope_error(self, path: str) -> ApiError | None:
+        """What GitHub answers when the principal may not call ``path`` at all (None: it may)."""
+        principal = self.principal
+        store = self.server.store
+        if principal is None or principal.kind == "token":
+            return None
+        app_route = path == "/app" or path.startswith("/app/")
+        repo_match = re.match(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)(?P<rest>/.*)?$", unquote(path))
+        if principal.kind == "app":
+            if app_route or (repo_match and repo_match["rest"] in ("/installation", "/installation/")):
+                return None
+            return ApiError(
+                403, "Resource not accessible by integration: a JWT authenticates as the app only"
+            )
+        if app_route:
+            return ApiError(401, "A JSON web token could not be decoded")
+        if repo_match:
+            full_name = f"{repo_match['owner']}/{repo_match['repo']}"
+            installation = store.installations.get(principal.installation_id or -1)
+            issued = principal.issued
+            if installation is None or issued is None or not issued.covers(installation, full_name):
+                return not_found(f"{DOCS}/repos/repos#get-a-repository")
+        return None
 
     def handle_api(self, path: str, query: str, body: bytes) -> None:
         store = self.server.store
@@ -2083,10 +2491,14 @@ class RequestHandler(BaseHTTPRequestHandler):
                 path=unquote(path),
                 query=dict(parse_qsl(query, keep_blank_values=True)),
                 raw_body=body,
+                principal=self.principal,
             )
             reply = Reply(500)
             if rule is None or rule.after:
                 try:
+                    denied = self.scope_error(path)
+                    if denied is not None:
+                        raise denied
                     reply = self.server.api.dispatch(req)
                 except ApiError as err:
                     reply = Reply(err.status, err.body(), err.headers)
@@ -2110,7 +2522,22 @@ class RequestHandler(BaseHTTPRequestHandler):
         header = self.headers.get("Authorization", "")
         scheme, _, value = header.partition(" ")
         user, password = decode_basic(value.strip()) if scheme.lower() == "basic" else ("", "")
-        authorized = bool(store.token) and store.token in (user, password)
+        self.principal = None
+        with store.lock:
+            full_name = f"{m['owner']}/{m['name']}"
+            for candidate in (password, user):
+                if not candidate or candidate.count(".") == 2:
+                    continue
+                principal, _ = store.token_principal(candidate)
+                if principal is None:
+                    continue
+                if principal.issued is not None:
+                    installation = store.installations.get(principal.installation_id or -1)
+                    if installation is None or not principal.issued.covers(installation, full_name):
+                        continue
+                self.principal = principal
+                break
+        authorized = self.principal is not None
         with store.lock:
             repo = store.repos.get(f"{m['owner']}/{m['name']}".lower())
             rule = self.take_rule() if authorized else None
@@ -2163,6 +2590,79 @@ class RequestHandler(BaseHTTPRequestHandler):
         with store.lock:
             self.record("git", status, "basic", rule is not None)
         self.send(status, payload, headers)
+
+
+# RS256 verification with the standard library: RSA public key from PEM (DER walked by hand), then
+# EMSA-PKCS1-v1_5 with SHA-256 checked by recomputing the padded digest (RFC 8017, 8.2.2).
+SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
+
+
+def _der(data: bytes, pos: int) -> tuple[int, bytes, int]:
+    """(tag, content, position after) of the DER element at ``pos``."""
+    tag, length = data[pos], data[pos + 1]
+    pos += 2
+    if length & 0x80:
+        count = length & 0x7F
+        length = int.from_bytes(data[pos : pos + count], "big")
+        pos += count
+    return tag, data[pos : pos + length], pos + length
+
+
+def rsa_public_key(pem: str) -> tuple[int, int]:
+    """(n, e) of an RSA public key in PEM: SubjectPublicKeyInfo or PKCS#1 ("RSA PUBLIC KEY")."""
+    body = "".join(line for line in pem.strip().splitlines() if not line.startswith("-----"))
+    der = base64.b64decode(body)
+    _, outer, _ = _der(der, 0)
+    tag, first, after = _der(outer, 0)
+    if tag == 0x30:  # SubjectPublicKeyInfo: AlgorithmIdentifier, BIT STRING (RSAPublicKey)
+        _, bits, _ = _der(outer, after)
+        _, outer, _ = _der(bits[1:], 0)
+        tag, first, after = _der(outer, 0)
+    _, exponent, _ = _der(outer, after)
+    return int.from_bytes(first, "big"), int.from_bytes(exponent, "big")
+
+
+def b64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def check_app_jwt(token: str, app: App) -> str:
+    """ "" when ``token`` is a valid app JWT, else GitHub's message for why it is not."""
+    undecodable = "A JSON web token could not be decoded"
+    try:
+        head_b64, claims_b64, sig_b64 = token.split(".")
+        header = json.loads(b64url(head_b64))
+        claims = json.loads(b64url(claims_b64))
+        signature = b64url(sig_b64)
+    except (ValueError, binascii.Error):
+        return undecodable
+    if not isinstance(header, dict) or header.get("alg") != "RS256" or not isinstance(claims, dict):
+        return undecodable
+    n, e = app.public_key
+    size = (n.bit_length() + 7) // 8
+    if len(signature) != size:
+        return undecodable
+    recovered = pow(int.from_bytes(signature, "big"), e, n).to_bytes(size, "big")
+    digest = SHA256_DIGEST_INFO + hashlib.sha256(f"{head_b64}.{claims_b64}".encode()).digest()
+    expected = b"\x00\x01" + b"\xff" * (size - 3 - len(digest)) + b"\x00" + digest
+    if not hmac.compare_digest(recovered, expected):
+        return undecodable
+    if str(claims.get("iss")) != str(app.id):
+        return f"Integration not found for iss {claims.get('iss')!r}"
+    now = time.time()
+    exp, iat = claims.get("exp"), claims.get("iat")
+    if not isinstance(exp, int | float) or not isinstance(iat, int | float):
+        return undecodable
+    if exp <= now:
+        return (
+            "'Expiration time' claim ('exp') must be a numeric value representing the future time at "
+            "which the assertion expires"
+        )
+    if exp - iat > 600 or exp > now + 600 + 60:
+        return "'Expiration time' claim ('exp') is too far in the future"
+    if iat > now + 60:
+        return "'Issued at' claim ('iat') must be an Integer representing when the assertion was issued"
+    return ""
 
 
 def decode_basic(value: str) -> tuple[str, str]:

@@ -1,0 +1,252 @@
+"""What a worker does with a job: heal here (`local`) or have the repository's Actions heal (`actions`).
+
+    Executor.screen(trigger) -> reason to ignore it, or None   (at intake: no job for it)
+    Executor.run(job) -> JobResult                             (in a worker thread)
+
+Both get an installation token for the job's `installation.id` from appauth, so each repository is
+touched only with the rights its installation granted.
+
+`local`: the whole request runs in this process, exactly as the Action runs it: `Bot.handle` with
+the server's settings (permission, mode, sandbox, test command); the report folder of each attempt
+is `<runs>/job-<id>-<attempt>`.
+
+`actions`: GitHub's runners do the heal. The repository's heal workflow is dispatched
+(`workflow_dispatch` on its default branch, so the workflow file that runs is the reviewed one), and a
+dispatch carries only what heal.yml declares as inputs, `ref` and `test-command`. Per event:
+
+* `workflow_run` (red CI) is forwarded as `ref` = the failed run's head branch. The dispatched run
+  heals that branch's tip (not necessarily the failed sha) and opens its PR against that branch; it
+  does not know the PR the run belonged to, so it writes no progress comment there. Not forwarded,
+  decided here without any API call: runs of forks (the branch name would resolve in the base
+  repository, i.e. to different code), runs on selfheal's own `selfheal/…` branches, and failures
+  of the heal workflow itself (forwarding those would loop).
+* `issue_comment` `/heal`: what needs the conversation happens here, with the API only (no code is
+  checked out or run in this process): the commenter's permission (a refusal is answered in the
+  thread, 😕), 👀, resolving the target (a PR's head branch, or the default branch for an issue;
+  PRs from forks are refused with the usual explanation), then the dispatch with `ref` = that branch,
+  and a comment in the thread linking the run. The issue number cannot ride along, so the dispatched
+  run opens its PR against the branch without linking it back here and without 🚀; in review mode it
+  opens a draft (no conversation to propose in). `/heal dry-run` is refused with an explanation
+  (the dispatched workflow would push); test targets (`/heal tests/x.py`) are dropped, and the
+  comment says so; `/heal approve` needs no runner (it only opens the PR of an earlier proposal) and
+  is handled here by `Bot.handle`.
+* `workflow_dispatch` is never forwarded: it is already a run of the workflow on GitHub Actions
+  (the App receives one for each dispatch it makes, too).
+
+So with the actions executor, the target repository's heal workflow should be triggered by
+`workflow_dispatch` only: if it also listens to `workflow_run` and `issue_comment` itself, those
+events are healed twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from typing import Protocol
+
+from selfheal.agent.exceptions import ConfigError, SelfhealError
+from selfheal.agent.result import HEALED, PARTIAL
+from selfheal.bot.appauth import AppTokens
+from selfheal.bot.dispatch import dispatch_workflow
+from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger, parse_event
+from selfheal.bot.exceptions import BotError, CredentialsError, EventError, GitHubError
+from selfheal.bot.github import GitHubClient
+from selfheal.bot.queue import Job, JobResult
+from selfheal.bot.serverconfig import ServerConfig
+from selfheal.bot.serverlog import JobLog, ServerLog
+from selfheal.bot.service import IGNORED, REFUSED, Bot, BotSettings, Outcome
+from selfheal.sandbox.exceptions import SandboxError
+
+DEFAULT_HEAL_MINUTES = 10.0
+JOB_OVERHEAD = timedelta(minutes=15)  # clone, baseline, publish: on top of the repair search's budget
+
+
+class Executor(Protocol):
+    name: str
+
+    def screen(self, trigger: Trigger) -> str | None: ...
+
+    def run(self, job: Job) -> JobResult: ...
+
+
+class _Base:
+    name = "base"
+
+    def __init__(self, config: ServerConfig, tokens: AppTokens, log: ServerLog) -> None:
+        self.config = config
+        self.tokens = tokens
+        self.log = log
+
+    def screen(self, trigger: Trigger) -> str | None:
+        return None
+
+    def run(self, job: Job) -> JobResult:
+        try:
+            trigger = parse_event(job.event, job.payload)
+        except EventError as exc:
+            return JobResult(False, f"bad event: {exc}")
+        if isinstance(trigger, Skip):
+            return JobResult(True, f"{IGNORED}: {trigger.reason}")
+        reason = self.screen(trigger)
+        if reason:
+            return JobResult(True, f"{IGNORED}: {reason}")
+        try:
+            return self._run(job, trigger)
+        except (EventError, ConfigError) as exc:  # the same request would fail the same way again
+            return JobResult(False, f"{type(exc).__name__}: {exc}")
+        except CredentialsError as exc:
+            return JobResult(False, f"CredentialsError: {exc}", retry=True)
+        except GitHubError as exc:
+            permanent = exc.status is not None and 400 <= exc.status < 500 and exc.status not in (403, 429)
+            return JobResult(False, f"GitHubError: {exc}", retry=not permanent)
+        except (BotError, SelfhealError, SandboxError) as exc:
+            return JobResult(False, f"{type(exc).__name__}: {exc}", retry=True)
+
+    def _run(self, job: Job, trigger: Trigger) -> JobResult:
+        raise NotImplementedError
+
+    def _client(self, job: Job, trigger: Trigger) -> tuple[GitHubClient, str]:
+        installation = job.installation_id or self.tokens.installation_for(trigger.repo)
+        minutes = self.config.max_minutes or DEFAULT_HEAL_MINUTES
+        token = self.tokens.token(installation, valid_for=timedelta(minutes=minutes) + JOB_OVERHEAD)
+        client = GitHubClient(
+            trigger.repo, token, api_url=self.config.api_url, write_interval=self.config.write_interval
+        )
+        return client, token
+
+    def _settings(self) -> BotSettings:
+        flags = {
+            "sandbox": self.config.sandbox,
+            "test_command": self.config.test_command,
+            "max_minutes": self.config.max_minutes,
+        }
+        return BotSettings(
+            min_permission=self.config.permission,
+            mode=self.config.mode,
+            heal_flags={k: v for k, v in flags.items() if v is not None},
+            workdir=self.config.work,
+        )
+
+
+class LocalExecutor(_Base):
+    name = "local"
+
+    def _run(self, job: Job, trigger: Trigger) -> JobResult:
+        client, token = self._client(job, trigger)
+        out_dir = self.config.runs / f"job-{job.id}-{job.attempts}"
+        settings = replace(self._settings(), out_dir=out_dir)
+        outcome = Bot(client, token, settings, log=JobLog(self.log, job.id)).handle(trigger)
+        return JobResult(True, describe(outcome))
+
+
+class ActionsExecutor(_Base):
+    name = "actions"
+
+    def screen(self, trigger: Trigger) -> str | None:
+        if trigger.kind == DISPATCH:
+            return "a workflow_dispatch is already a run on GitHub Actions; it is not dispatched again"
+        if trigger.kind == WORKFLOW_RUN and trigger.run:
+            run = trigger.run
+            if run.head_repo.lower() != trigger.repo.lower():
+                return f"the red run is of the fork {run.head_repo}; fork code is not healed"
+            if run.head_branch.startswith("selfheal/"):
+                return f"{run.head_branch} is selfheal's own branch; it is not healed again"
+        return None
+
+    def _run(self, job: Job, trigger: Trigger) -> JobResult:
+        if trigger.kind == WORKFLOW_RUN and self._is_heal_workflow(job):
+            return JobResult(True, f"{IGNORED}: the heal workflow's own run failed; not dispatched again")
+        client, token = self._client(job, trigger)
+        if trigger.kind == WORKFLOW_RUN:
+            assert trigger.run is not None
+            return self._forward(client, trigger, trigger.run.head_branch)
+        assert trigger.kind == COMMENT and trigger.command is not None
+        bot = Bot(client, token, self._settings(), log=JobLog(self.log, job.id))
+        if trigger.command.approve:  # opens the PR of an earlier proposal: API calls only
+            return JobResult(True, describe(bot.handle(trigger)))
+        refusal = bot.authorize(trigger)
+        if refusal:
+            return JobResult(True, describe(refusal))
+        if trigger.dry_run:
+            self._say(client, trigger, f"{MARKER}\n" + DRY_RUN_TEXT.format(workflow=self.config.workflow))
+            self._react(client, trigger, "confused")
+            return JobResult(True, f"{REFUSED}: a dry run cannot be forwarded to the heal workflow")
+        self._react(client, trigger, "eyes")
+        target = bot.resolve(trigger)
+        if isinstance(target, Outcome):
+            return JobResult(True, describe(target))
+        return self._forward(client, trigger, target.branch)
+
+    def _forward(self, client: GitHubClient, trigger: Trigger, branch: str) -> JobResult:
+        inputs = {"ref": branch}
+        if self.config.test_command:
+            inputs["test-command"] = self.config.test_command
+        try:
+            done = dispatch_workflow(client, self.config.workflow, client.default_branch, inputs)
+        except BotError as exc:
+            if trigger.comment_id:
+                self._react(client, trigger, "confused")
+                self._say(client, trigger, f"{MARKER}\n😕 selfheal could not start the heal workflow: {exc}")
+            raise
+        if trigger.kind == COMMENT:
+            dropped = ""
+            if trigger.command and trigger.command.targets:
+                dropped = (
+                    "\n\nThe test targets in the command are not passed on (the workflow takes only a "
+                    "branch and a test command): the heal looks at every failing test."
+                )
+            self._say(
+                client,
+                trigger,
+                f"{MARKER}\n👀 selfheal is healing `{branch}` on GitHub Actions ({done.workflow}): "
+                f"{done.run_url}\nThe pull request will be opened against `{branch}`; it is not linked "
+                f"back here.{dropped}",
+            )
+        return JobResult(True, f"dispatched {done.workflow} on {done.ref} to heal {branch}: {done.run_url}")
+
+    def _is_heal_workflow(self, job: Job) -> bool:
+        run = job.payload.get("workflow_run") or {}
+        workflow = job.payload.get("workflow") or {}
+        paths = (run.get("path"), workflow.get("path"))
+        return any(isinstance(p, str) and p.split("@")[0].endswith(f"/{self.config.workflow}") for p in paths)
+
+    @staticmethod
+    def _say(client: GitHubClient, trigger: Trigger, body: str) -> None:
+        if trigger.issue_number:
+            try:
+                client.comment(trigger.issue_number, body)
+            except BotError:
+                pass  # the dispatch (or refusal) stands; a lost comment is not worth a retry
+
+    @staticmethod
+    def _react(client: GitHubClient, trigger: Trigger, content: str) -> None:
+        if trigger.issue_number and trigger.comment_id:
+            try:
+                client.react(trigger.issue_number, trigger.comment_id, content)
+            except BotError:
+                pass
+
+
+DRY_RUN_TEXT = (
+    "selfheal heals on GitHub Actions here ({workflow}), and a dispatched workflow run always pushes its "
+    "branch and opens the pull request: it cannot do a dry run. Comment `/heal` to heal for real, or "
+    "run `selfheal heal` on a checkout to see the patch without pushing anything."
+)
+
+
+def make_executor(config: ServerConfig, tokens: AppTokens, log: ServerLog) -> Executor:
+    if config.executor == "actions":
+        return ActionsExecutor(config, tokens, log)
+    return LocalExecutor(config, tokens, log)
+
+
+def describe(outcome: Outcome) -> str:
+    text = outcome.status if outcome.message == outcome.status else f"{outcome.status}: {outcome.message}"
+    publication = outcome.publication
+    if publication and publication.pr_url:
+        text += f"; pull request {publication.operation}: {publication.pr_url}"
+    elif outcome.result and outcome.result.status in (HEALED, PARTIAL) and publication:
+        text += f"; branch {publication.branch}"
+    if outcome.out_dir:
+        text += f"; report {outcome.out_dir}"
+    return text

@@ -1,0 +1,219 @@
+"""`selfheal bot serve`: its options, parsed once into one frozen value.
+
+The webhook secret is never an option value (it would show in `ps` and shell history): the option
+names the environment variable that holds it. The app's private key is a file path; the key itself
+is read by appauth and kept nowhere else.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from selfheal.bot.exceptions import ServerConfigError
+
+EXECUTORS = ("local", "actions")
+PERMISSIONS = ("read", "triage", "write", "maintain", "admin")
+DEFAULT_SECRET_ENV = "SELFHEAL_WEBHOOK_SECRET"
+GITHUB_API = "https://api.github.com"  # selfheal.bot.github.DEFAULT_API_URL; not imported: PyGithub is slow
+MIN_SECRET_CHARS = 16
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    db: Path
+    app_id: str
+    private_key: Path
+    webhook_secret: bytes = field(repr=False)
+    secret_env: str = DEFAULT_SECRET_ENV
+    host: str = "127.0.0.1"
+    port: int = 8080
+    executor: str = "local"
+    workers: int = 2
+    api_url: str = GITHUB_API
+    permission: str = "write"
+    mode: str = "auto"
+    sandbox: str = "auto"
+    test_command: str | None = None
+    max_minutes: float | None = None
+    workflow: str = "heal.yml"  # actions executor: the workflow file dispatched on the target repo
+    runs_dir: Path | None = None  # default: <db stem>-runs/ next to the database
+    max_attempts: int = 3
+    retry_delay: float = 30.0  # seconds before the first retry; doubled for each further one
+    max_body: int = 5 * 1024 * 1024
+    write_interval: float = 1.0  # seconds between content-creating API calls, as GitHub asks
+    stop_timeout: float = 20.0  # on SIGTERM: how long running jobs may finish before they are re-queued
+    poll_interval: float = 1.0
+
+    @property
+    def runs(self) -> Path:
+        return self.runs_dir or self.db.with_name(f"{self.db.stem}-runs")
+
+    @property
+    def work(self) -> Path:
+        """Scratch space for the clones of running heals (<db stem>-work/ next to the database)."""
+        return self.db.with_name(f"{self.db.stem}-work")
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    add("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default 8080)")
+    add(
+        "--db",
+        type=Path,
+        default=Path("selfheal-bot.sqlite3"),
+        metavar="PATH",
+        help="the job queue's SQLite file (default ./selfheal-bot.sqlite3)",
+    )
+    add(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local: heal here, in worker threads; actions: dispatch the heal workflow on the "
+        "repository so GitHub's runners heal (default local)",
+    )
+    add("--workers", type=int, default=2, metavar="N", help="jobs run at the same time (default 2)")
+    add("--app-id", required=True, metavar="ID", help="the GitHub App's id (or client id)")
+    add("--private-key", required=True, type=Path, metavar="FILE", help="the App's private key (PEM file)")
+    add(
+        "--webhook-secret-env",
+        default=DEFAULT_SECRET_ENV,
+        metavar="NAME",
+        help=f"environment variable that holds the webhook secret (default {DEFAULT_SECRET_ENV})",
+    )
+    add(
+        "--api-url",
+        default=GITHUB_API,
+        metavar="URL",
+        help=f"GitHub's REST API (default {GITHUB_API}; GitHub Enterprise: https://HOST/api/v3)",
+    )
+    add(
+        "--permission",
+        choices=PERMISSIONS,
+        default="write",
+        help="least access a commenter needs for /heal (default write)",
+    )
+    add(
+        "--mode",
+        choices=("auto", "review"),
+        default="auto",
+        help="auto: open the pull request; review: propose it in a comment first (default auto)",
+    )
+    add(
+        "--sandbox",
+        choices=("auto", "docker", "local"),
+        default="auto",
+        help="local executor: where the repository's code runs (default auto: docker when available)",
+    )
+    add(
+        "--test-command",
+        metavar="CMD",
+        help="test command for every repository, over its own [tool.selfheal] test-command "
+        "(default: each repository's own, else python -m pytest)",
+    )
+    add("--max-minutes", type=float, metavar="M", help="time budget of one heal's repair search")
+    add(
+        "--workflow",
+        default="heal.yml",
+        metavar="FILE",
+        help="actions executor: the workflow file dispatched on the repository (default heal.yml)",
+    )
+    add(
+        "--runs-dir",
+        type=Path,
+        metavar="DIR",
+        help="local executor: where each job's report folder goes (default: <db name>-runs/ next to --db)",
+    )
+    add(
+        "--max-attempts",
+        type=int,
+        default=3,
+        metavar="N",
+        help="attempts of a job that fails for a passing reason, e.g. GitHub unreachable (default 3)",
+    )
+    add(
+        "--retry-delay",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds before a failed job is retried; doubled each time (default 30)",
+    )
+    add(
+        "--max-body",
+        type=int,
+        default=5 * 1024 * 1024,
+        metavar="BYTES",
+        help="largest webhook body accepted (default 5 MiB)",
+    )
+    add(
+        "--write-interval",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="seconds between content-creating GitHub API calls (default 1, as GitHub asks)",
+    )
+    add("--stop-timeout", type=float, default=20.0, metavar="S",
+        help="on SIGTERM, seconds running jobs may take to finish before they go back to the queue "
+        "(default 20)")  # fmt: skip
+
+
+def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> ServerConfig:
+    name = args.webhook_secret_env
+    secret = env.get(name, "")
+    if not secret.strip():
+        raise ServerConfigError(
+            f"the webhook secret is read from the environment variable {name}, which is not set or empty"
+        )
+    if len(secret) < MIN_SECRET_CHARS:
+        raise ServerConfigError(
+            f"the webhook secret in {name} has {len(secret)} characters; use at least {MIN_SECRET_CHARS} "
+            "random ones"
+        )
+    if not str(args.app_id).strip():
+        raise ServerConfigError("--app-id is empty")
+    if not args.private_key.is_file():
+        raise ServerConfigError(f"--private-key {args.private_key}: no such file")
+    if not 0 <= args.port <= 65535:
+        raise ServerConfigError(f"--port {args.port}: not a port number")
+    for option, value, least in (("--workers", args.workers, 1), ("--max-attempts", args.max_attempts, 1),
+                                 ("--max-body", args.max_body, 1024)):  # fmt: skip
+        if value < least:
+            raise ServerConfigError(f"{option} {value}: must be at least {least}")
+    for option, number in (("--retry-delay", args.retry_delay), ("--write-interval", args.write_interval),
+                           ("--stop-timeout", args.stop_timeout)):  # fmt: skip
+        if number < 0:
+            raise ServerConfigError(f"{option} {number}: must not be negative")
+    if args.max_minutes is not None and args.max_minutes <= 0:
+        raise ServerConfigError(f"--max-minutes {args.max_minutes}: must be positive")
+    if "/" in args.workflow or not args.workflow.endswith((".yml", ".yaml")):
+        raise ServerConfigError(f"--workflow {args.workflow}: a file name in .github/workflows (heal.yml)")
+    api_url = args.api_url.rstrip("/")
+    if not api_url.startswith(("https://", "http://")):
+        raise ServerConfigError(f"--api-url {args.api_url}: not an http(s) URL")
+    return ServerConfig(
+        db=args.db.expanduser().resolve(),
+        app_id=str(args.app_id).strip(),
+        private_key=args.private_key.expanduser().resolve(),
+        webhook_secret=secret.encode("utf-8"),
+        secret_env=name,
+        host=args.host,
+        port=args.port,
+        executor=args.executor,
+        workers=args.workers,
+        api_url=api_url,
+        permission=args.permission,
+        mode=args.mode,
+        sandbox=args.sandbox,
+        test_command=args.test_command or None,
+        max_minutes=args.max_minutes,
+        workflow=args.workflow,
+        runs_dir=args.runs_dir.expanduser().resolve() if args.runs_dir else None,
+        max_attempts=args.max_attempts,
+        retry_delay=args.retry_delay,
+        max_body=args.max_body,
+        write_interval=args.write_interval,
+        stop_timeout=args.stop_timeout,
+    )
