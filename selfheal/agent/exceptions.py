@@ -4,16 +4,19 @@
     ├── ConfigError          the request cannot be served as given (CLI exit code 2)
     │   ├── TargetError      the path to heal is missing, not a directory, or unreadable
     │   ├── InterpreterError the Python to run the tests with is missing or lacks pytest
-    │   └── TestCommandError the test command does not exist or cannot be parsed
-    └── HealError            a heal started but could not complete (report status "error")
-        ├── WorkspaceError   copying, snapshotting or diffing the workspace failed
-        └── ProviderError    a model provider failed, after the SDK's own retries (names provider + status)
-            ├── ProviderRateLimited  429: the account's rate limit (retry_after when the API sent one)
-            ├── ProviderOverloaded   529 (Anthropic) / 503: the service is overloaded for everyone
-            ├── ProviderServerError  any other 5xx
-            ├── ProviderBadRequest   400/404/413/422: the request or the model name was refused
-            ├── ProviderAuthError    401/403: the key is missing, wrong or lacks permission
-            └── ProviderUnavailable  no connection, or the call timed out
+    │   ├── TestCommandError the test command does not exist or cannot be parsed
+    │   └── PromptError      a prompt file is missing, broken, or rendered without its fields
+    ├── HealError            a heal started but could not complete (report status "error")
+    │   ├── WorkspaceError   copying, snapshotting or diffing the workspace failed
+    │   └── ProviderError    a model provider failed, after the SDK's own retries (names provider + status)
+    │       ├── ProviderRateLimited  429: the account's rate limit (retry_after when the API sent one)
+    │       ├── ProviderOverloaded   529 (Anthropic) / 503: the service is overloaded for everyone
+    │       ├── ProviderServerError  any other 5xx
+    │       ├── ProviderBadRequest   400/404/413/422: the request or the model name was refused
+    │       ├── ProviderAuthError    401/403: the key is missing, wrong or lacks permission
+    │       └── ProviderUnavailable  no connection, or the call timed out
+    └── AnswerError          a model's structured answer is unusable even after salvage; its
+                             `feedback` is written for the model (for one retry)
 
 A provider that cannot be built (unknown name, missing API key, missing GGUF file or optional
 library) is a ConfigError. A truncated answer (max_tokens) is not an error: the Reply says so in
@@ -42,6 +45,10 @@ class InterpreterError(ConfigError):
 
 class TestCommandError(ConfigError):
     __test__ = False  # not a pytest test class
+
+
+class PromptError(ConfigError):
+    pass
 
 
 class HealError(SelfhealError):
@@ -95,3 +102,13 @@ class ProviderAuthError(ProviderError):
 
 class ProviderUnavailable(ProviderError):
     pass
+
+
+class AnswerError(SelfhealError):
+    """A structured answer that salvage could not save. `feedback` tells the model what was wrong
+    (where, why, the expected shape); `steps` are the salvage steps that were tried on it."""
+
+    def __init__(self, feedback: str, *, steps: tuple[str, ...] = ()) -> None:
+        super().__init__(feedback)
+        self.feedback = feedback
+        self.steps = steps
