@@ -19,10 +19,13 @@ import sys
 import time
 from pathlib import Path
 
+from selfheal.agent.codeindex import CodeBase
 from selfheal.agent.config import HealConfig
 from selfheal.agent.events import Event, EventSink, stage
 from selfheal.agent.exceptions import InterpreterError, TestCommandError
+from selfheal.agent.history import History
 from selfheal.agent.localize import Localization, localize, source_files
+from selfheal.agent.modelloop import ModelSetup, ModelStrategy
 from selfheal.agent.repair import (
     Budget,
     Candidate,
@@ -37,6 +40,8 @@ from selfheal.agent.result import ERROR, HEALED, NOT_HEALED, NOTHING_TO_HEAL, PA
 from selfheal.agent.screen import ForkScreener, Screener, ScreenResult, SubprocessScreener
 from selfheal.agent.testcommand import TestCommand
 from selfheal.agent.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunner
+from selfheal.agent.toolbox import Toolbox
+from selfheal.agent.tools import debugger_toolbox
 from selfheal.agent.verdict import Verdict, judge
 from selfheal.agent.workspace import Origin, Workspace
 from selfheal.sandbox import Sandbox, SandboxInfo, Session
@@ -50,7 +55,11 @@ DID_NOT_RAISE = re.compile(r"DID NOT RAISE <class '([\w.]+)'>")
 
 
 def heal(
-    config: HealConfig, sandbox: Sandbox, events: EventSink, strategy: RepairStrategy | None = None
+    config: HealConfig,
+    sandbox: Sandbox,
+    events: EventSink,
+    strategy: RepairStrategy | None = None,
+    model: ModelSetup | None = None,
 ) -> HealResult:
     started = time.monotonic()
     origin = Origin.inspect(config.repo)
@@ -75,6 +84,7 @@ def heal(
                 events,
                 strategy or SearchStrategy(),
                 python=python or config.python or session.python,
+                model=model,
             )
             result = run.execute()
         finally:
@@ -113,12 +123,14 @@ class HealRun:
         events: EventSink,
         strategy: RepairStrategy,
         python: str | None = None,
+        model: ModelSetup | None = None,
     ) -> None:
         self.config = config
         self.workspace = workspace
         self.session = session
         self.events = events
         self.strategy = strategy
+        self.model = model
         self.python = python or resolve_python(config.python, workspace.origin.path)
         self.command = TestCommand.parse(config.test_command, self.python, workspace.root)
         self.runner = TestRunner(
@@ -171,6 +183,8 @@ class HealRun:
                 )
             targets = chosen
         result.localization = self.localize(baseline, targets, coverage)
+        if self.model is not None:
+            self.strategy = self.model_strategy(self.model)
         if not result.localization.lines:
             return self.finish(
                 NOT_HEALED,
@@ -183,6 +197,8 @@ class HealRun:
         finally:
             screener.close()
             self.result.metrics.screener = screener.name
+            if isinstance(self.strategy, ModelStrategy):
+                self.record_model(self.strategy)
         status = result.verdict.status if result.verdict else NOT_HEALED
         return self.finish(status)
 
@@ -191,6 +207,49 @@ class HealRun:
         self.result.error = error
         self.result.metrics.test_runs = self.runner.runs
         return self.result
+
+    def record_model(self, strategy: ModelStrategy) -> None:
+        """The model's part, for the report, the trace and the metrics."""
+        usage = strategy.usage
+        metrics = self.result.metrics
+        metrics.tokens_in, metrics.tokens_out, metrics.cost_usd = (
+            usage.tokens_in,
+            usage.tokens_out,
+            usage.cost_usd,
+        )
+        for debug in strategy.diagnoses:
+            now = time.time()
+            self.events.emit(Event("debugger", now, now, {
+                "steps": debug.steps, "tool_calls": debug.tool_calls, "degraded": debug.degraded,
+                "stopped_because": debug.stopped_because, "salvage": list(debug.salvage),
+                "tokens_in": debug.usage.tokens_in, "tokens_out": debug.usage.tokens_out,
+                "cost_usd": debug.usage.cost_usd,
+            }))  # fmt: skip
+        log = strategy.generator.log
+        now = time.time()
+        self.events.emit(Event("generator", now, now, {
+            "answers": log.answers, "not_applied": log.not_applied, "screened": log.screened,
+            "degraded": log.not_applied, "tokens_in": log.usage.tokens_in, "tokens_out": log.usage.tokens_out,
+            "cost_usd": log.usage.cost_usd, "tool_calls": strategy.tool_calls,
+        }))  # fmt: skip
+        confident = [d.diagnosis for d in strategy.diagnoses if d.diagnosis is not None]
+        if confident:
+            self.result.model_diagnosis = confident[-1]
+
+    def model_strategy(self, model: ModelSetup) -> ModelStrategy:
+        localization = self.result.localization
+        assert localization is not None
+
+        def toolbox_for(context: RepairContext) -> Toolbox:
+            return debugger_toolbox(
+                session=self.session, runner=self.runner,
+                codebase=CodeBase.from_workspace(self.workspace, context.sources),
+                localization=localization, history=History(), python=self.python,
+            )  # fmt: skip
+
+        return ModelStrategy(
+            model, toolbox_for, known_files=frozenset(self.sources), protected=self.config.protected
+        )
 
     # -- stages ---------------------------------------------------------------------------
     def check_interpreter(self) -> None:

@@ -16,6 +16,14 @@ def diagnosis(result: HealResult) -> dict[str, Any] | None:
     Confidence is a heuristic: how highly localization ranked the fixed line, lowered when other
     plausible fixes elsewhere competed with it.
     """
+    model = result.model_diagnosis
+    if model is not None and result.fixes and result.fixes[0].strategy == "generator":
+        return {
+            "root_cause": model.root_cause,
+            "location": f"{model.file}:{model.line}",
+            "confidence": round(max(0.0, min(model.confidence, 1.0)), 2),
+            "method": f"ReAct debugger ({model.function}); the repair came from the model's edit",
+        }
     if not result.fixes:
         return None
     fix = result.fixes[0]
@@ -72,9 +80,9 @@ def build_report(result: HealResult) -> dict[str, Any]:
             "screener": metrics.screener,
             "baseline_s": round(metrics.baseline_s, 3),
             "validations": metrics.validations,
-            "tokens_in": 0,
-            "tokens_out": 0,
-            "cost_usd": 0.0,
+            "tokens_in": metrics.tokens_in,
+            "tokens_out": metrics.tokens_out,
+            "cost_usd": round(metrics.cost_usd, 6),
         },
         "verdict": (
             {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from selfheal.agent.debugger import Diagnosis
 from selfheal.agent.localize import Localization, Target
 from selfheal.agent.repair import Screening
 from selfheal.agent.repair.edits import Candidate
@@ -30,6 +31,9 @@ class Metrics:
     screener: str = ""
     baseline_s: float = 0.0
     validations: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
 
     @property
     def screened_per_s(self) -> float:
@@ -74,6 +78,7 @@ class HealResult:
     rejections: list[Rejection] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     stopped_because: str = ""
+    model_diagnosis: Diagnosis | None = None  # the ReAct debugger's conclusion, when a model ran
 
     @property
     def targets(self) -> tuple[Target, ...]:

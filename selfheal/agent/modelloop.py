@@ -1,0 +1,153 @@
+"""The model-driven repair: search first, then a ReAct diagnosis, then the model's repair.
+
+    ModelStrategy.repair(context, screen, budget):
+        search engine (a share of the budget)        -> plausible? done
+        debugger (ReAct, tools)                      -> Diagnosis | None
+        low confidence or no diagnosis               -> widen: the search with what is left
+        generator (edit blocks from the diagnosis)   -> candidates screened like any other
+
+Every candidate, whoever made it, goes through the same screening and then the same verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from selfheal.agent.debugger import Debugger, DebugResult
+from selfheal.agent.llm.base import Provider, Usage
+from selfheal.agent.prompts import PromptLibrary
+from selfheal.agent.repair import Budget, RepairContext, RepairOutcome, ScreenFn
+from selfheal.agent.repair.generator import GeneratorStrategy
+from selfheal.agent.repair.search import SearchStrategy
+from selfheal.agent.toolbox import Toolbox
+
+MAX_SOURCE_CHARS = 12_000
+
+
+@dataclass(frozen=True)
+class ModelSetup:
+    """Which model plays which role, and how the budget is split between search and model."""
+
+    debugger: Provider
+    generator: Provider
+    prompts: PromptLibrary = field(default_factory=PromptLibrary)
+    search_share: float = 0.3  # of the candidate and time budget, for the search first; 0 = off
+    min_confidence: float = 0.5  # below it, a diagnosis widens the search instead of steering
+    samples: int = 3
+    debugger_steps: int = 10
+    max_tokens: int = 2048
+
+
+class ModelStrategy:
+    name = "model"
+
+    def __init__(
+        self,
+        setup: ModelSetup,
+        toolbox_for: Callable[[RepairContext], Toolbox],
+        *,
+        known_files: frozenset[str],
+        protected: tuple[str, ...],
+    ) -> None:
+        self.setup = setup
+        self.toolbox_for = toolbox_for
+        self.known_files = known_files
+        self.search = SearchStrategy()
+        self.generator = GeneratorStrategy(
+            setup.generator,
+            setup.prompts,
+            samples=setup.samples,
+            max_tokens=setup.max_tokens,
+            protected=protected,
+        )
+        self.diagnoses: list[DebugResult] = []
+        self.tool_calls: list[dict] = []
+
+    @property
+    def usage(self) -> Usage:
+        total = self.generator.log.usage
+        for result in self.diagnoses:
+            total = total + result.usage
+        return total
+
+    def repair(self, context: RepairContext, screen: ScreenFn, budget: Budget) -> RepairOutcome:
+        outcome = RepairOutcome()
+        share = self.setup.search_share
+        if share > 0 and _merge(outcome, self._search(context, screen, budget, share)).plausible:
+            return outcome
+        diagnosis = self.diagnose(context).diagnosis
+        unsure = diagnosis is None or diagnosis.confidence < self.setup.min_confidence
+        # not sure where the bug is: a targeted repair would guess, so the search explores first
+        if unsure and _merge(outcome, self._search(context, screen, budget, 1.0)).plausible:
+            return outcome
+        _merge(outcome, self.generator.repair(context, screen, budget, diagnosis=diagnosis))
+        return outcome
+
+    def diagnose(self, context: RepairContext) -> DebugResult:
+        toolbox = self.toolbox_for(context)
+        debugger = Debugger(
+            self.setup.debugger,
+            self.setup.prompts,
+            toolbox,
+            max_steps=self.setup.debugger_steps,
+            max_tokens=self.setup.max_tokens,
+            known_files=self.known_files,
+        )
+        result = debugger.run(
+            failing=self._failing(context),
+            suspects=self._suspects(context),
+            source=self._source(context),
+            lessons="(none yet)",
+        )
+        self.diagnoses.append(result)
+        self.tool_calls.extend(record.as_dict() for record in toolbox.log)
+        return result
+
+    def _search(
+        self, context: RepairContext, screen: ScreenFn, budget: Budget, share: float
+    ) -> RepairOutcome:
+        left = budget.max_candidates - budget.spent
+        seconds = max(budget.deadline - time.monotonic(), 0.0)
+        if left <= 0 or seconds <= 0:
+            return RepairOutcome(stopped_because=budget.reason)
+        part = Budget(max(1, int(left * share)), seconds * share)
+        found = self.search.repair(context, screen, part)
+        budget.spent += part.spent
+        return found
+
+    @staticmethod
+    def _failing(context: RepairContext) -> str:
+        lines = []
+        for test in context.targets[:10]:
+            said = (context.baseline_messages.get(test) or "").strip()
+            lines.append(f"{test}\n{said[:600]}" if said else test)
+        return "\n\n".join(lines)
+
+    @staticmethod
+    def _suspects(context: RepairContext) -> str:
+        return "\n".join(
+            f"{s.file}:{s.line} (score {s.score:.2f})" for s in context.localization.top_lines(limit=10)
+        )
+
+    @staticmethod
+    def _source(context: RepairContext) -> str:
+        targets = context.localization.targets
+        files = list(dict.fromkeys(t.file for t in targets[:2])) or sorted(context.sources)[:1]
+        parts = [f"# {path}\n{context.sources.get(path, '')}" for path in files]
+        return "\n\n".join(parts)[:MAX_SOURCE_CHARS]
+
+
+def _merge(into: RepairOutcome, found: RepairOutcome) -> RepairOutcome:
+    into.plausible.extend(found.plausible)
+    into.tried += found.tried
+    for family, count in found.families_tried.items():
+        into.families_tried[family] = into.families_tried.get(family, 0) + count
+    into.ruled_out.extend(found.ruled_out)
+    if found.partial is not None and (
+        into.partial is None or len(found.partial.fixed) > len(into.partial.fixed)
+    ):
+        into.partial = found.partial
+    into.stopped_because = found.stopped_because or into.stopped_because
+    return found

@@ -1,0 +1,97 @@
+"""A whole heal where the repair is the model's: search disabled, scripted debugger and generator
+answers, real sandbox, real screening, the same verdict."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from selfheal.agent.config import build_config
+from selfheal.agent.events import Trace
+from selfheal.agent.llm import Reply, ScriptedModel, ToolCall, Usage
+from selfheal.agent.loop import heal
+from selfheal.agent.modelloop import ModelSetup
+from selfheal.agent.report import build_report
+from selfheal.sandbox import LocalSandbox
+from tests.conftest import EXAMPLES, apply_and_test, git
+
+BUGGY = "        if merged and current.start < merged[-1].end:\n"
+FIXED = "        if merged and current.start <= merged[-1].end:\n"
+CONCLUSION = {
+    "root_cause": "merge() only merges intervals that overlap strictly; touching closed intervals such as "
+    "[1, 3] and [3, 5] share a point but stay apart because the comparison is `<`.",
+    "location": {"file": "intervals/core.py", "line": 33, "function": "merge"},
+    "confidence": 0.9,
+    "strategy": "Merge when the next interval starts at or before the end of the last one.",
+    "evidence": ["merge([Interval(1, 3), Interval(3, 5)]) returned two intervals"],
+}
+
+
+def intervals_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "intervals"
+    shutil.copytree(EXAMPLES / "intervals", repo, ignore=shutil.ignore_patterns(".selfheal", "__pycache__"))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "example")
+    return repo
+
+
+def test_the_model_diagnoses_with_tools_and_its_edit_heals(tmp_path: Path) -> None:
+    debugger = ScriptedModel([
+        Reply("", tool_calls=(ToolCall("toolu_1", "run_snippet", {
+            "code": "from intervals.core import Interval, merge\n"
+                    "print(merge([Interval(1, 3), Interval(3, 5)]))"}),), usage=Usage(900, 60)),
+        Reply(json.dumps(CONCLUSION), usage=Usage(1400, 120)),
+    ])  # fmt: skip
+    generator = ScriptedModel([
+        # first answer: SEARCH text that is not in the file -> fed back with the nearest lines
+        Reply("Merge touching intervals.\n\nintervals/core.py\n<<<<<<< SEARCH\n"
+              "        if current.start < merged[-1].end:\n=======\n"
+              "        if current.start <= merged[-1].end:\n>>>>>>> REPLACE\n", usage=Usage(1000, 80)),
+        Reply("Merge touching intervals: compare with <=.\n\nintervals/core.py\n<<<<<<< SEARCH\n"
+              + BUGGY + "=======\n" + FIXED + ">>>>>>> REPLACE\n", usage=Usage(1100, 70)),
+    ])  # fmt: skip
+    repo = intervals_repo(tmp_path)
+    trace = Trace()
+    setup = ModelSetup(debugger=debugger, generator=generator, search_share=0.0)
+    result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), trace, model=setup)
+
+    assert result.status == "healed", result.error
+    assert [r.holds for r in result.verdict.rules] == [True] * 5
+    [fix] = result.fixes
+    assert (fix.strategy, fix.file, fix.function) == ("generator", "intervals/core.py", "merge")
+    changed = [ln for ln in result.patch.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+    assert changed == [f"-{BUGGY.rstrip()}", f"+{FIXED.rstrip()}"]
+    assert apply_and_test(repo, result.patch, tmp_path).returncode == 0
+    assert result.metrics.candidates_tried == 2  # no search candidate: only the model's two answers
+
+    # the generator saw why its first answer did not apply
+    feedback = generator.calls[1]["messages"][-1].content
+    assert "Your edits were not applied" in feedback and "intervals/core.py" in feedback
+    # the debugger observed the real output of its snippet
+    observed = debugger.calls[1]["messages"][-1].content
+    assert "Interval(start=1, end=3), Interval(start=3, end=5)" in observed
+
+    report = build_report(result)
+    assert report["diagnosis"]["root_cause"] == CONCLUSION["root_cause"]
+    assert report["diagnosis"]["location"] == "intervals/core.py:33"
+    assert (report["metrics"]["tokens_in"], report["metrics"]["tokens_out"]) == (4400, 330)
+    nodes = {e.node: e.data for e in trace.events}
+    assert (nodes["debugger"]["steps"], nodes["debugger"]["tool_calls"], nodes["debugger"]["degraded"]) == (
+        2, 1, False,
+    )  # fmt: skip
+    assert (nodes["generator"]["answers"], nodes["generator"]["not_applied"]) == (2, 1)
+
+
+def test_an_unsure_diagnosis_widens_the_search_instead(tmp_path: Path) -> None:
+    unsure = {**CONCLUSION, "confidence": 0.2}
+    debugger = ScriptedModel([Reply(json.dumps(unsure))])
+    generator = ScriptedModel([])  # never asked: the search finds the fix
+    repo = intervals_repo(tmp_path)
+    setup = ModelSetup(debugger=debugger, generator=generator, search_share=0.0)
+    result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), Trace(), model=setup)
+    assert result.status == "healed"
+    assert result.fixes[0].strategy == "search"
+    assert generator.calls == []
