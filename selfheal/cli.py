@@ -18,6 +18,7 @@ from selfheal.agent.config import HealConfig, build_config
 from selfheal.agent.events import Fanout, Trace
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.loop import heal
+from selfheal.agent.modelloop import setup_for
 from selfheal.agent.outputs import OUTPUT_FILES, default_out_dir, write_outputs
 from selfheal.agent.result import HEALED, NOTHING_TO_HEAL, HealResult
 from selfheal.agent.workspace import apply_to_origin
@@ -109,6 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="extra CA bundle for the setup step's downloads (behind a TLS-inspecting proxy)",
     )
     heal_cmd.add_argument(
+        "--provider",
+        choices=("none", "anthropic", "ollama", "llamacpp"),
+        help="a model for diagnosis and repair besides the search (default none); its key, URL and "
+        "model come from the environment: ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / "
+        "SELFHEAL_ANTHROPIC_MODEL, OLLAMA_HOST / SELFHEAL_OLLAMA_MODEL, SELFHEAL_LLAMACPP_MODEL",
+    )
+    heal_cmd.add_argument(
         "--no-namespaces", action="store_true", help="do not use bubblewrap namespaces even where available"
     )
     heal_cmd.add_argument(
@@ -177,6 +185,7 @@ def run_heal(args: argparse.Namespace) -> int:
             "keep_workspace": args.keep_workspace or None,
             "sandbox": args.sandbox, "sandbox_image": args.sandbox_image,
             "setup_command": args.setup_command, "sandbox_ca_bundle": args.sandbox_ca_bundle,
+            "provider": args.provider,
         })  # fmt: skip
     except ConfigError as exc:
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
@@ -194,7 +203,7 @@ def run_heal(args: argparse.Namespace) -> int:
             ca_bundle=config.sandbox_ca_bundle,
         )  # fmt: skip
         with ProgressDisplay() as progress:
-            result = heal(config, sandbox, Fanout(trace, progress))
+            result = heal(config, sandbox, Fanout(trace, progress), model=setup_for(config.provider))
     except SandboxUnavailable as exc:
         return _fail(f"selfheal: --sandbox {config.sandbox}: {exc}", EXIT_BAD_INPUT)
     except ConfigError as exc:

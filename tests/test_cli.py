@@ -304,3 +304,12 @@ def test_a_project_in_a_subfolder_of_a_git_repository(make_repo, tmp_path, capsy
     assert f"apply with: git -C {top} apply" in err
     assert status_porcelain(top) == ""
 
+
+
+def test_a_model_provider_without_its_key_exits_2(make_repo, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    repo = make_repo(PASSING)
+    code, out, err = heal_cli(capsys, repo, "--provider", "anthropic", "--out", tmp_path / "out")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1].startswith("selfheal: anthropic: ")
+    assert "ANTHROPIC_API_KEY" in err.splitlines()[-1]

@@ -167,10 +167,3 @@ def _validate(config: HealConfig) -> None:
         if not ok:
             raise ConfigError(message)
     make_provider(config.provider)  # raises ConfigError for a provider this build lacks
-    if config.provider != "none":
-        # the providers exist as a library, but no heal step asks a model yet: a heal that said
-        # "provider anthropic" while only the search ran would misreport what happened
-        raise ConfigError(
-            f"provider {config.provider!r}: the model-driven loop is not part of this release yet; "
-            "heals use the built-in search (provider none)"
-        )

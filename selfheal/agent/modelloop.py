@@ -12,11 +12,13 @@ Every candidate, whoever made it, goes through the same screening and then the s
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from selfheal.agent.debugger import Debugger, DebugResult
 from selfheal.agent.llm.base import Provider, Usage
+from selfheal.agent.llm.factory import providers_for_roles
+from selfheal.agent.llm.settings import ProviderSettings
 from selfheal.agent.prompts import PromptLibrary
 from selfheal.agent.repair import Budget, RepairContext, RepairOutcome, ScreenFn
 from selfheal.agent.repair.generator import GeneratorStrategy
@@ -38,6 +40,15 @@ class ModelSetup:
     samples: int = 3
     debugger_steps: int = 10
     max_tokens: int = 2048
+
+
+def setup_for(provider: str, env: Mapping[str, str] | None = None) -> ModelSetup | None:
+    """The model setup for a configured provider (settings from the environment: key, base URL,
+    model), or None for "none". Raises ConfigError when the provider cannot be built."""
+    if provider == "none":
+        return None
+    roles = providers_for_roles(ProviderSettings(provider=provider), env=env)
+    return ModelSetup(debugger=roles["debugger"], generator=roles["generator"])
 
 
 class ModelStrategy:

@@ -220,6 +220,13 @@ class Bot:
             flags["test_command"] = trigger.test_command
         if trigger.command and trigger.command.targets:
             flags["targets"] = trigger.command.targets
+        # the repo's own `provider` setting is for `selfheal heal`; here the search heals
+        provider = flags.setdefault("provider", "none")
+        if provider != "none":
+            raise ConfigError(
+                f"provider {provider!r}: the Action and the bot heal with the built-in search "
+                "(provider none) in this release; model providers work in `selfheal heal` so far"
+            )
         config = build_config(path, flags)
         if self.settings.extra_protected:
             config = replace(config, protected=(*config.protected, *self.settings.extra_protected))

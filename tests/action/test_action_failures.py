@@ -212,3 +212,16 @@ def test_the_repository_tests_find_no_secret_even_without_namespaces(world: Worl
     assert len(report["failures_before"]) == 2
     assert not any("snoop" in t for t in report["failures_before"]), report["failures_before"]
     assert run.outputs["status"] == "healed"
+
+
+def test_a_model_provider_is_refused_by_the_action_in_this_release(world: World) -> None:
+    world.fake.seed_comment(REPO, 7, 5001, "alice", "/heal")
+    run = world.run(
+        "issue_comment", payloads.issue_comment("/heal", number=7, comment_id=5001), PROVIDER="anthropic"
+    )
+    assert run.returncode == 2
+    assert (
+        "the Action and the bot heal with the built-in search (provider none) in this release" in run.stderr
+    )
+    assert run.outputs["status"] == "error"
+    assert len(world.repo_state()["pulls"]) == 2

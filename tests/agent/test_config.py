@@ -66,9 +66,6 @@ def test_invalid_values_are_rejected(tmp_path, flags, message):
         build_config(tmp_path, flags)
 
 
-def test_a_buildable_provider_is_refused_while_no_heal_step_asks_a_model(tmp_path, monkeypatch):
+def test_a_buildable_provider_is_accepted(tmp_path, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-    with pytest.raises(
-        ConfigError, match="provider 'ollama': the model-driven loop is not part of this release"
-    ):
-        build_config(tmp_path, {"provider": "ollama"})
+    assert build_config(tmp_path, {"provider": "ollama"}).provider == "ollama"

@@ -95,3 +95,44 @@ def test_an_unsure_diagnosis_widens_the_search_instead(tmp_path: Path) -> None:
     assert result.status == "healed"
     assert result.fixes[0].strategy == "search"
     assert generator.calls == []
+
+
+# -- through the real anthropic SDK, against the fake Messages API ------------------------------
+def test_a_heal_with_claude_over_the_real_sdk(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from selfheal.agent.modelloop import setup_for
+    from tests.fakes.anthropic_server import FakeAnthropic, message, ok, text, tool_use
+
+    edit = "Merge touching intervals.\n\nintervals/core.py\n<<<<<<< SEARCH\n" + BUGGY + "=======\n"
+    edit += FIXED + ">>>>>>> REPLACE\n"
+    snippet = "from intervals.core import Interval, merge\nprint(merge([Interval(1, 3), Interval(3, 5)]))"
+    fake = FakeAnthropic.start(tmp_path / "fake", [
+        ok(message(text("Check what merge does with touching intervals."),
+                   tool_use("toolu_01", "run_snippet", {"code": snippet}),
+                   input_tokens=1500, output_tokens=90)),
+        ok(message(text(json.dumps(CONCLUSION)), input_tokens=1900, output_tokens=150)),
+        ok(message(text(edit), input_tokens=1200, output_tokens=80)),
+    ])  # fmt: skip
+    try:
+        env = {"ANTHROPIC_API_KEY": fake.api_key, "ANTHROPIC_BASE_URL": fake.url}
+        setup = replace(setup_for("anthropic", env), search_share=0.0)
+        repo = intervals_repo(tmp_path)
+        result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), Trace(), model=setup)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+
+    assert result.status == "healed", result.error
+    assert result.fixes[0].strategy == "generator"
+    assert (result.metrics.tokens_in, result.metrics.tokens_out) == (4600, 320)
+    assert result.model_diagnosis is not None and result.model_diagnosis.line == 33
+    assert [r["status"] for r in requests] == [200, 200, 200]
+    assert all(r["key_ok"] for r in requests)
+    second = requests[1]["body"]["messages"]
+    # the tool result went back as the API wants it: a tool_result block answering toolu_01
+    result_block = second[-1]["content"][0]
+    assert (result_block["type"], result_block["tool_use_id"]) == ("tool_result", "toolu_01")
+    assert "Interval(start=1, end=3), Interval(start=3, end=5)" in json.dumps(result_block["content"])
+    assert [t["name"] for t in requests[0]["body"]["tools"]][:2] == ["run_snippet", "run_tests"]
+    assert "tools" not in requests[2]["body"] or not requests[2]["body"]["tools"]
