@@ -5,6 +5,7 @@
         debugger (ReAct, tools)                      -> Diagnosis | None
         low confidence or no diagnosis               -> widen: the search with what is left
         generator (edit blocks from the diagnosis)   -> candidates screened like any other
+        no plausible model candidate                 -> fall back: the search with what is left
 
 Every candidate, whoever made it, goes through the same screening and then the same verdict.
 """
@@ -93,7 +94,10 @@ class ModelStrategy:
         # not sure where the bug is: a targeted repair would guess, so the search explores first
         if unsure and _merge(outcome, self._search(context, screen, budget, 1.0)).plausible:
             return outcome
-        _merge(outcome, self.generator.repair(context, screen, budget, diagnosis=diagnosis))
+        if _merge(outcome, self.generator.repair(context, screen, budget, diagnosis=diagnosis)).plausible:
+            return outcome
+        if not unsure:  # the model's repair failed: the search gets what is left of the budget
+            _merge(outcome, self._search(context, screen, budget, 1.0))
         return outcome
 
     def diagnose(self, context: RepairContext) -> DebugResult:

@@ -136,3 +136,37 @@ def test_a_heal_with_claude_over_the_real_sdk(tmp_path: Path) -> None:
     assert "Interval(start=1, end=3), Interval(start=3, end=5)" in json.dumps(result_block["content"])
     assert [t["name"] for t in requests[0]["body"]["tools"]][:2] == ["run_snippet", "run_tests"]
     assert "tools" not in requests[2]["body"] or not requests[2]["body"]["tools"]
+
+
+def test_malformed_answers_are_counted_and_the_search_takes_over(tmp_path: Path) -> None:
+    """Every kind of bad answer, none of them fatal: an unknown tool, bad tool arguments, an
+    empty answer, invalid JSON; then edits to a test file and to CI, a 200k-character answer, and
+    an edit that matches nothing. The heal still ends healed, by the search."""
+    debugger = ScriptedModel([
+        Reply("", tool_calls=(ToolCall("t1", "delete_everything", {}),)),
+        Reply("", tool_calls=(ToolCall("t2", "read_file", {"path": 42}),)),
+        Reply(json.dumps(CONCLUSION).replace('"confidence": 0.9', '"confidence": "high"')[:-40]),
+        Reply(json.dumps(CONCLUSION)),
+    ])  # fmt: skip
+    generator = ScriptedModel([
+        Reply("Make the test agree.\n\ntests/test_merge.py\n<<<<<<< SEARCH\n"
+              "def test_touching_intervals_merge():\n=======\ndef _skipped():\n>>>>>>> REPLACE\n"),
+        Reply("x" * 200_000),
+        Reply(".github/workflows/ci.yml\n<<<<<<< SEARCH\nname: CI\n=======\nname: green\n>>>>>>> REPLACE\n"),
+    ])  # fmt: skip
+    repo = intervals_repo(tmp_path)
+    trace = Trace()
+    setup = ModelSetup(debugger=debugger, generator=generator, search_share=0.0)
+    result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), trace, model=setup)
+
+    assert result.status == "healed"
+    assert result.fixes[0].strategy == "search"
+    assert not any("tests/" in f or ".github" in f for f in result.files_changed)
+    tool_errors = [m.content for m in debugger.calls[2]["messages"] if m.role == "tool"]
+    assert tool_errors[0].startswith("unknown tool `delete_everything`")
+    assert "path" in tool_errors[1]
+    nodes = {e.node: e.data for e in trace.events}
+    assert nodes["debugger"]["degraded"] is False and nodes["debugger"]["steps"] == 4
+    assert (nodes["generator"]["answers"], nodes["generator"]["not_applied"]) == (3, 3)
+    problems = " ".join(str(p) for p in generator.calls[1]["messages"][-1:])
+    assert "tests/test_merge.py" in problems and "protected" in problems
