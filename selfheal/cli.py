@@ -116,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
         "model come from the environment: ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / "
         "SELFHEAL_ANTHROPIC_MODEL, OLLAMA_HOST / SELFHEAL_OLLAMA_MODEL, SELFHEAL_LLAMACPP_MODEL",
     )
+    heal_cmd.add_argument("--max-tokens", type=int, metavar="N", help="model tokens one heal may spend")
+    heal_cmd.add_argument("--max-usd", type=float, metavar="USD", help="model dollars one heal may spend")
     heal_cmd.add_argument(
         "--no-namespaces", action="store_true", help="do not use bubblewrap namespaces even where available"
     )
@@ -185,7 +187,7 @@ def run_heal(args: argparse.Namespace) -> int:
             "keep_workspace": args.keep_workspace or None,
             "sandbox": args.sandbox, "sandbox_image": args.sandbox_image,
             "setup_command": args.setup_command, "sandbox_ca_bundle": args.sandbox_ca_bundle,
-            "provider": args.provider,
+            "provider": args.provider, "max_tokens": args.max_tokens, "max_usd": args.max_usd,
         })  # fmt: skip
     except ConfigError as exc:
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
@@ -202,8 +204,9 @@ def run_heal(args: argparse.Namespace) -> int:
             image=config.sandbox_image, setup_command=config.setup_command,
             ca_bundle=config.sandbox_ca_bundle,
         )  # fmt: skip
+        model = setup_for(config.provider, token_budget=config.max_tokens, usd_budget=config.max_usd)
         with ProgressDisplay() as progress:
-            result = heal(config, sandbox, Fanout(trace, progress), model=setup_for(config.provider))
+            result = heal(config, sandbox, Fanout(trace, progress), model=model)
     except SandboxUnavailable as exc:
         return _fail(f"selfheal: --sandbox {config.sandbox}: {exc}", EXIT_BAD_INPUT)
     except ConfigError as exc:

@@ -67,12 +67,14 @@ class HealConfig:
     sandbox_ca_bundle: str | None = None
     cpus: float = 2.0
     keep_workspace: bool = False
+    max_tokens: int | None = None  # model tokens (in + out) one heal may spend
+    max_usd: float | None = None  # model dollars one heal may spend
     targets: tuple[str, ...] = ()  # heal only failing tests matching these ids or paths (e.g. from `/heal`)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
-_INT_KEYS = {"max_candidates", "seed", "flake_reruns", "memory_mb", "max_processes"}
-_FLOAT_KEYS = {"timeout", "test_timeout", "max_minutes", "cpus"}
+_INT_KEYS = {"max_candidates", "seed", "flake_reruns", "memory_mb", "max_processes", "max_tokens"}
+_FLOAT_KEYS = {"timeout", "test_timeout", "max_minutes", "cpus", "max_usd"}
 _TUPLE_KEYS = {"source", "protected"}
 _STR_KEYS = {
     "test_command",
@@ -158,6 +160,8 @@ def _validate(config: HealConfig) -> None:
         (config.memory_mb >= 128, "memory-mb must be at least 128"),
         (config.max_processes >= 8, "max-processes must be at least 8"),
         (config.cpus > 0, "cpus must be positive"),
+        (config.max_tokens is None or config.max_tokens > 0, "--max-tokens must be positive"),
+        (config.max_usd is None or config.max_usd > 0, "--max-usd must be positive"),
         (
             config.sandbox in ("auto", "docker", "local"),
             f"unknown sandbox {config.sandbox!r}; choose auto, docker or local",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from selfheal.agent.debugger import Debugger, DebugResult
+from selfheal.agent.exceptions import ProviderError
 from selfheal.agent.llm.base import Provider, Usage
 from selfheal.agent.llm.factory import providers_for_roles
 from selfheal.agent.llm.settings import ProviderSettings
@@ -40,16 +41,70 @@ class ModelSetup:
     min_confidence: float = 0.5  # below it, a diagnosis widens the search instead of steering
     samples: int = 3
     debugger_steps: int = 10
-    max_tokens: int = 2048
+    max_tokens: int = 2048  # per answer
+    token_budget: int | None = None  # input + output tokens over the whole heal
+    usd_budget: float | None = None
 
 
-def setup_for(provider: str, env: Mapping[str, str] | None = None) -> ModelSetup | None:
+def setup_for(
+    provider: str,
+    env: Mapping[str, str] | None = None,
+    *,
+    token_budget: int | None = None,
+    usd_budget: float | None = None,
+) -> ModelSetup | None:
     """The model setup for a configured provider (settings from the environment: key, base URL,
     model), or None for "none". Raises ConfigError when the provider cannot be built."""
     if provider == "none":
         return None
     roles = providers_for_roles(ProviderSettings(provider=provider), env=env)
-    return ModelSetup(debugger=roles["debugger"], generator=roles["generator"])
+    return ModelSetup(
+        debugger=roles["debugger"],
+        generator=roles["generator"],
+        token_budget=token_budget,
+        usd_budget=usd_budget,
+    )
+
+
+class BudgetSpent(Exception):
+    """The heal's token or dollar budget for models is used up."""
+
+
+class Meter:
+    """Counts every model answer of a heal and refuses the next call once a budget is spent."""
+
+    def __init__(self, token_budget: int | None, usd_budget: float | None) -> None:
+        self.token_budget = token_budget
+        self.usd_budget = usd_budget
+        self.used = Usage()
+        self.calls = 0
+
+    def check(self) -> None:
+        tokens = self.used.tokens_in + self.used.tokens_out
+        if self.token_budget is not None and tokens >= self.token_budget:
+            raise BudgetSpent(f"token budget of {self.token_budget} spent ({tokens} used)")
+        if self.usd_budget is not None and self.used.cost_usd >= self.usd_budget:
+            raise BudgetSpent(f"budget of ${self.usd_budget:.2f} spent (${self.used.cost_usd:.4f} used)")
+
+    def add(self, usage: Usage) -> None:
+        self.used = self.used + usage
+        self.calls += 1
+
+
+@dataclass
+class MeteredProvider:
+    provider: Provider
+    meter: Meter
+
+    @property
+    def name(self) -> str:
+        return self.provider.name
+
+    def complete(self, messages, *, tools=None, schema=None, max_tokens):  # type: ignore[no-untyped-def]
+        self.meter.check()
+        reply = self.provider.complete(messages, tools=tools, schema=schema, max_tokens=max_tokens)
+        self.meter.add(reply.usage)
+        return reply
 
 
 class ModelStrategy:
@@ -67,8 +122,12 @@ class ModelStrategy:
         self.toolbox_for = toolbox_for
         self.known_files = known_files
         self.search = SearchStrategy()
+        self.meter = Meter(setup.token_budget, setup.usd_budget)
+        self.debugger = MeteredProvider(setup.debugger, self.meter)
+        self.stopped_because = ""  # why the model stopped early (a budget, a provider failure)
+        self._widened = False  # the search already had the whole remaining budget
         self.generator = GeneratorStrategy(
-            setup.generator,
+            MeteredProvider(setup.generator, self.meter),
             setup.prompts,
             samples=setup.samples,
             max_tokens=setup.max_tokens,
@@ -79,31 +138,45 @@ class ModelStrategy:
 
     @property
     def usage(self) -> Usage:
-        total = self.generator.log.usage
-        for result in self.diagnoses:
-            total = total + result.usage
-        return total
+        return self.meter.used
 
     def repair(self, context: RepairContext, screen: ScreenFn, budget: Budget) -> RepairOutcome:
         outcome = RepairOutcome()
         share = self.setup.search_share
         if share > 0 and _merge(outcome, self._search(context, screen, budget, share)).plausible:
             return outcome
+        try:
+            if self._model_repair(context, screen, budget, outcome):
+                return outcome
+        except (BudgetSpent, ProviderError) as exc:
+            # the model is out (budget, or the API after the SDK's retries): keep what it found,
+            # let the search use what is left, and say why in the report
+            self.stopped_because = f"model stopped: {exc}"
+        if not self._widened:
+            _merge(outcome, self._search(context, screen, budget, 1.0))
+        if self.stopped_because:
+            outcome.stopped_because = self.stopped_because
+        return outcome
+
+    def _model_repair(
+        self, context: RepairContext, screen: ScreenFn, budget: Budget, outcome: RepairOutcome
+    ) -> bool:
+        """True when the model (or the widened search) found a plausible repair."""
         diagnosis = self.diagnose(context).diagnosis
         unsure = diagnosis is None or diagnosis.confidence < self.setup.min_confidence
         # not sure where the bug is: a targeted repair would guess, so the search explores first
-        if unsure and _merge(outcome, self._search(context, screen, budget, 1.0)).plausible:
-            return outcome
-        if _merge(outcome, self.generator.repair(context, screen, budget, diagnosis=diagnosis)).plausible:
-            return outcome
-        if not unsure:  # the model's repair failed: the search gets what is left of the budget
-            _merge(outcome, self._search(context, screen, budget, 1.0))
-        return outcome
+        if unsure:
+            self._widened = True
+            if _merge(outcome, self._search(context, screen, budget, 1.0)).plausible:
+                return True
+        return bool(
+            _merge(outcome, self.generator.repair(context, screen, budget, diagnosis=diagnosis)).plausible
+        )
 
     def diagnose(self, context: RepairContext) -> DebugResult:
         toolbox = self.toolbox_for(context)
         debugger = Debugger(
-            self.setup.debugger,
+            self.debugger,
             self.setup.prompts,
             toolbox,
             max_steps=self.setup.debugger_steps,

@@ -170,3 +170,41 @@ def test_malformed_answers_are_counted_and_the_search_takes_over(tmp_path: Path)
     assert (nodes["generator"]["answers"], nodes["generator"]["not_applied"]) == (3, 3)
     problems = " ".join(str(p) for p in generator.calls[1]["messages"][-1:])
     assert "tests/test_merge.py" in problems and "protected" in problems
+
+
+def test_a_spent_token_budget_stops_the_model_and_the_search_finishes(tmp_path: Path) -> None:
+    debugger = ScriptedModel([
+        Reply("", tool_calls=(ToolCall("t1", "localization", {}),), usage=Usage(5000, 200)),
+        Reply(json.dumps(CONCLUSION), usage=Usage(100, 10)),  # never asked: over budget
+    ])  # fmt: skip
+    generator = ScriptedModel([])
+    repo = intervals_repo(tmp_path)
+    setup = ModelSetup(debugger=debugger, generator=generator, search_share=0.0, token_budget=4000)
+    result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), Trace(), model=setup)
+    assert result.status == "healed" and result.fixes[0].strategy == "search"
+    assert len(debugger.calls) == 1 and generator.calls == []
+    assert result.metrics.tokens_in == 5000
+    assert build_report(result)["metrics"]["tokens_out"] == 200
+
+
+def test_an_overloaded_api_hands_over_to_the_search(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from selfheal.agent.modelloop import ModelStrategy, setup_for
+    from tests.fakes.anthropic_server import FakeAnthropic, overloaded
+
+    fake = FakeAnthropic.start(tmp_path / "fake", [overloaded(repeat=5)])
+    try:
+        env = {"ANTHROPIC_API_KEY": fake.api_key, "ANTHROPIC_BASE_URL": fake.url}
+        setup = replace(setup_for("anthropic", env), search_share=0.0)
+        repo = intervals_repo(tmp_path)
+        trace = Trace()
+        result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), trace, model=setup)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert result.status == "healed" and result.fixes[0].strategy == "search"
+    assert [r["status"] for r in requests] == [529, 529, 529]  # the SDK's own retries, then we moved on
+    repair = [e.data for e in trace.events if e.node == "repair"]
+    assert repair[0]["stopped"].startswith("model stopped: anthropic: HTTP 529 overloaded_error")
+    assert ModelStrategy.__name__ == "ModelStrategy"
