@@ -96,6 +96,18 @@ def describe_finished(event: Event) -> str | None:
             f"round {data.get('round')}: {data.get('tried', 0)} candidates screened, "
             f"{data.get('plausible', 0)} plausible{took}"
         )
+    if node == "debugger":
+        state = "degraded: " + str(data.get("stopped_because")) if data.get("degraded") else "concluded"
+        return (
+            f"debugger: {data.get('steps', 0)} steps, {data.get('tool_calls', 0)} tool calls, {state} "
+            f"({data.get('tokens_in', 0)}+{data.get('tokens_out', 0)} tokens)"
+        )
+    if node == "generator":
+        return (
+            f"generator: {data.get('answers', 0)} answers, {data.get('not_applied', 0)} did not apply, "
+            f"{data.get('screened', 0)} screened "
+            f"({data.get('tokens_in', 0)}+{data.get('tokens_out', 0)} tokens)"
+        )
     if node == "validate":
         return f"verdict for {data.get('candidate', '?')}: {data.get('status')}{took}"
     return None

@@ -222,6 +222,7 @@ class HealRun:
             self.events.emit(Event("debugger", now, now, {
                 "steps": debug.steps, "tool_calls": debug.tool_calls, "degraded": debug.degraded,
                 "stopped_because": debug.stopped_because, "salvage": list(debug.salvage),
+                "prompt": strategy.setup.prompts.get("debugger").trace(),
                 "tokens_in": debug.usage.tokens_in, "tokens_out": debug.usage.tokens_out,
                 "cost_usd": debug.usage.cost_usd,
             }))  # fmt: skip
@@ -231,6 +232,8 @@ class HealRun:
             "answers": log.answers, "not_applied": log.not_applied, "screened": log.screened,
             "degraded": log.not_applied, "tokens_in": log.usage.tokens_in, "tokens_out": log.usage.tokens_out,
             "cost_usd": log.usage.cost_usd, "tool_calls": strategy.tool_calls,
+            "prompt": strategy.setup.prompts.get("generator").trace(),
+            "model_stopped": strategy.stopped_because,
         }))  # fmt: skip
         confident = [d.diagnosis for d in strategy.diagnoses if d.diagnosis is not None]
         if confident:

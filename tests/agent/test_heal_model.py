@@ -208,3 +208,47 @@ def test_an_overloaded_api_hands_over_to_the_search(tmp_path: Path) -> None:
     repair = [e.data for e in trace.events if e.node == "repair"]
     assert repair[0]["stopped"].startswith("model stopped: anthropic: HTTP 529 overloaded_error")
     assert ModelStrategy.__name__ == "ModelStrategy"
+
+
+def test_a_heal_with_ollama_over_the_real_sdk(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from selfheal.agent.events import describe_finished
+    from selfheal.agent.modelloop import setup_for
+    from tests.fakes.ollama_server import FakeOllama, chat, ok, tool_call
+
+    snippet = "from intervals.core import Interval, merge\nprint(merge([Interval(1, 3), Interval(3, 5)]))"
+    edit = (
+        "Compare with <=.\n\nintervals/core.py\n<<<<<<< SEARCH\n"
+        + BUGGY
+        + "=======\n"
+        + FIXED
+        + ">>>>>>> REPLACE\n"
+    )
+    fake = FakeOllama.start(tmp_path / "fake", [
+        ok(chat(tool_calls=[tool_call("run_snippet", {"code": snippet})],
+                prompt_eval_count=800, eval_count=40)),
+        ok(chat(json.dumps(CONCLUSION), prompt_eval_count=1000, eval_count=120)),
+        ok(chat(edit, prompt_eval_count=700, eval_count=60)),
+    ])  # fmt: skip
+    try:
+        setup = replace(setup_for("ollama", {"OLLAMA_HOST": fake.url}), search_share=0.0)
+        repo = intervals_repo(tmp_path)
+        trace = Trace()
+        result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), trace, model=setup)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+
+    assert result.status == "healed", result.error
+    assert result.fixes[0].strategy == "generator"
+    assert (result.metrics.tokens_in, result.metrics.tokens_out, result.metrics.cost_usd) == (2500, 220, 0.0)
+    tool_turn = requests[1]["body"]["messages"][-1]
+    assert tool_turn["role"] == "tool" and "Interval(start=3, end=5)" in tool_turn["content"]
+    events = {e.node: e for e in trace.events}
+    assert events["debugger"].data["prompt"]["role"] == "debugger"
+    assert len(events["generator"].data["prompt"]["hash"]) == 12
+    assert (
+        describe_finished(events["debugger"])
+        == "debugger: 2 steps, 1 tool calls, concluded (1800+160 tokens)"
+    )
