@@ -183,15 +183,21 @@ class ModelStrategy:
             max_tokens=self.setup.max_tokens,
             known_files=self.known_files,
         )
-        result = debugger.run(
-            failing=self._failing(context),
-            suspects=self._suspects(context),
-            source=self._source(context),
-            lessons="(none yet)",
-        )
-        self.diagnoses.append(result)
-        self.tool_calls.extend(record.as_dict() for record in toolbox.log)
-        return result
+        try:
+            return debugger.run(
+                failing=self._failing(context),
+                suspects=self._suspects(context),
+                source=self._source(context),
+                lessons="(none yet)",
+            )
+        except (BudgetSpent, ProviderError) as exc:
+            debugger.result.degraded = True
+            debugger.result.stopped_because = f"interrupted: {exc}"
+            raise
+        finally:
+            # also when the model stopped mid-investigation: its steps and calls count
+            self.diagnoses.append(debugger.result)
+            self.tool_calls.extend(record.as_dict() for record in toolbox.log)
 
     def _search(
         self, context: RepairContext, screen: ScreenFn, budget: Budget, share: float

@@ -93,9 +93,15 @@ class LlamaCppProvider:
         }
         if self._settings.temperature is not None:
             request["temperature"] = self._settings.temperature
-        grammar = answer_schema(tools, schema)
-        if grammar is not None:
-            request["response_format"] = {"type": "json_object", "schema": grammar}
+        if tools and len(tools) > 1:
+            # the grammar for the union of the debugger's seven tool schemas crashed the process
+            # (SIGSEGV in add_grammar, llama-cpp-python 0.3.36, SmolLM2); one tool or a plain
+            # schema compiles fine. Plain JSON mode is safe; parse_answer checks the shape after.
+            request["response_format"] = {"type": "json_object"}
+        else:
+            grammar = answer_schema(tools, schema)
+            if grammar is not None:
+                request["response_format"] = {"type": "json_object", "schema": grammar}
         with self._lock:
             llama = self._load()
             try:
