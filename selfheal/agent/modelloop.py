@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from selfheal.agent.debugger import Debugger, DebugResult
 from selfheal.agent.exceptions import ProviderError
+from selfheal.agent.llm.accounting import BudgetSpent, MeteredProvider, UsageLedger
 from selfheal.agent.llm.base import Provider, Usage
 from selfheal.agent.llm.factory import providers_for_roles
 from selfheal.agent.llm.settings import ProviderSettings
@@ -66,47 +67,6 @@ def setup_for(
     )
 
 
-class BudgetSpent(Exception):
-    """The heal's token or dollar budget for models is used up."""
-
-
-class Meter:
-    """Counts every model answer of a heal and refuses the next call once a budget is spent."""
-
-    def __init__(self, token_budget: int | None, usd_budget: float | None) -> None:
-        self.token_budget = token_budget
-        self.usd_budget = usd_budget
-        self.used = Usage()
-        self.calls = 0
-
-    def check(self) -> None:
-        tokens = self.used.tokens_in + self.used.tokens_out
-        if self.token_budget is not None and tokens >= self.token_budget:
-            raise BudgetSpent(f"token budget of {self.token_budget} spent ({tokens} used)")
-        if self.usd_budget is not None and self.used.cost_usd >= self.usd_budget:
-            raise BudgetSpent(f"budget of ${self.usd_budget:.2f} spent (${self.used.cost_usd:.4f} used)")
-
-    def add(self, usage: Usage) -> None:
-        self.used = self.used + usage
-        self.calls += 1
-
-
-@dataclass
-class MeteredProvider:
-    provider: Provider
-    meter: Meter
-
-    @property
-    def name(self) -> str:
-        return self.provider.name
-
-    def complete(self, messages, *, tools=None, schema=None, max_tokens):  # type: ignore[no-untyped-def]
-        self.meter.check()
-        reply = self.provider.complete(messages, tools=tools, schema=schema, max_tokens=max_tokens)
-        self.meter.add(reply.usage)
-        return reply
-
-
 class ModelStrategy:
     name = "model"
 
@@ -122,12 +82,12 @@ class ModelStrategy:
         self.toolbox_for = toolbox_for
         self.known_files = known_files
         self.search = SearchStrategy()
-        self.meter = Meter(setup.token_budget, setup.usd_budget)
-        self.debugger = MeteredProvider(setup.debugger, self.meter)
+        self.ledger = UsageLedger(token_budget=setup.token_budget, usd_budget=setup.usd_budget)
+        self.debugger = MeteredProvider(setup.debugger, "debugger", self.ledger)
         self.stopped_because = ""  # why the model stopped early (a budget, a provider failure)
         self._widened = False  # the search already had the whole remaining budget
         self.generator = GeneratorStrategy(
-            MeteredProvider(setup.generator, self.meter),
+            MeteredProvider(setup.generator, "generator", self.ledger),
             setup.prompts,
             samples=setup.samples,
             max_tokens=setup.max_tokens,
@@ -138,7 +98,7 @@ class ModelStrategy:
 
     @property
     def usage(self) -> Usage:
-        return self.meter.used
+        return self.ledger.total
 
     def repair(self, context: RepairContext, screen: ScreenFn, budget: Budget) -> RepairOutcome:
         outcome = RepairOutcome()

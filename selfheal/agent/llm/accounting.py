@@ -49,12 +49,29 @@ class LedgerEntry:
     stop_reason: str = ""
 
 
+class BudgetSpent(Exception):
+    """The heal's token or dollar budget for models is used up: no further call is made."""
+
+
 @dataclass
 class UsageLedger:
-    """Every model call of a heal, summed per role and in total. Safe to share between threads."""
+    """Every model call of a heal, summed per role and in total. Safe to share between threads.
+
+    With a token or dollar budget, `check()` (called by MeteredProvider before each call) raises
+    BudgetSpent once the total has reached it."""
 
     _entries: list[LedgerEntry] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    token_budget: int | None = None  # input + output tokens over all calls
+    usd_budget: float | None = None
+
+    def check(self) -> None:
+        used = self.total
+        tokens = used.tokens_in + used.tokens_out
+        if self.token_budget is not None and tokens >= self.token_budget:
+            raise BudgetSpent(f"token budget of {self.token_budget} spent ({tokens} used)")
+        if self.usd_budget is not None and used.cost_usd >= self.usd_budget:
+            raise BudgetSpent(f"budget of ${self.usd_budget:.2f} spent (${used.cost_usd:.4f} used)")
 
     def record(self, role: str, provider: str, reply: Reply) -> LedgerEntry:
         entry = LedgerEntry(role, provider, reply.model, reply.usage, reply.stop_reason)
@@ -99,7 +116,8 @@ class UsageLedger:
 
 @dataclass
 class MeteredProvider:
-    """A provider whose every reply is recorded in a ledger under one role."""
+    """A provider whose every reply is recorded in a ledger under one role, and which makes no
+    call once the ledger's budget is spent."""
 
     provider: Provider
     role: str
@@ -117,6 +135,7 @@ class MeteredProvider:
         schema: dict[str, Any] | None = None,
         max_tokens: int,
     ) -> Reply:
+        self.ledger.check()
         reply = self.provider.complete(messages, tools=tools, schema=schema, max_tokens=max_tokens)
         self.ledger.record(self.role, self.provider.name, reply)
         return reply
