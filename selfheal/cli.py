@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 
 from selfheal import __version__
-from selfheal.agent.config import HealConfig, build_config
+from selfheal.agent.config import HealConfig, build_config, choose_sandbox_for
 from selfheal.agent.events import Fanout, Trace
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.loop import heal
@@ -24,9 +24,7 @@ from selfheal.agent.result import HEALED, NOTHING_TO_HEAL, HealResult
 from selfheal.agent.workspace import apply_to_origin
 from selfheal.bot.serverconfig import add_serve_arguments
 from selfheal.progress import ProgressDisplay
-from selfheal.sandbox import Limits
 from selfheal.sandbox.exceptions import SandboxUnavailable
-from selfheal.sandbox.select import choose_sandbox
 
 EXIT_OK, EXIT_NOT_HEALED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -196,14 +194,9 @@ def run_heal(args: argparse.Namespace) -> int:
         return _fail(
             f"selfheal: --sandbox-ca-bundle {config.sandbox_ca_bundle}: no such file", EXIT_BAD_INPUT
         )
-    limits = Limits(memory_mb=config.memory_mb, max_processes=config.max_processes, cpus=config.cpus)
     trace = Trace()
     try:
-        sandbox, sandbox_note = choose_sandbox(
-            config.sandbox, repo, limits=limits, namespaces=config.namespaces,
-            image=config.sandbox_image, setup_command=config.setup_command,
-            ca_bundle=config.sandbox_ca_bundle,
-        )  # fmt: skip
+        sandbox, sandbox_note = choose_sandbox_for(config)
         model = setup_for(config.provider, token_budget=config.max_tokens, usd_budget=config.max_usd)
         with ProgressDisplay() as progress:
             result = heal(config, sandbox, Fanout(trace, progress), model=model)

@@ -13,6 +13,8 @@ from typing import Any
 
 from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.llm import make_provider
+from selfheal.sandbox import Limits, Sandbox
+from selfheal.sandbox.select import choose_sandbox
 
 DEFAULT_TEST_COMMAND = "python -m pytest"
 
@@ -171,3 +173,12 @@ def _validate(config: HealConfig) -> None:
         if not ok:
             raise ConfigError(message)
     make_provider(config.provider)  # raises ConfigError for a provider this build lacks
+
+
+def choose_sandbox_for(config: HealConfig) -> tuple[Sandbox, str]:
+    """The sandbox the config asks for, with its limits (and why `auto` fell back, if it did)."""
+    limits = Limits(memory_mb=config.memory_mb, max_processes=config.max_processes, cpus=config.cpus)
+    return choose_sandbox(
+        config.sandbox, config.repo, limits=limits, namespaces=config.namespaces,
+        image=config.sandbox_image, setup_command=config.setup_command, ca_bundle=config.sandbox_ca_bundle,
+    )  # fmt: skip

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from selfheal.agent.config import build_config
+from selfheal.agent.config import build_config, choose_sandbox_for
 from selfheal.agent.events import EventSink, Fanout, Trace
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.loop import heal
@@ -29,9 +29,7 @@ from selfheal.bot.gitops import Identity, Remote
 from selfheal.bot.progress import ProgressComment
 from selfheal.bot.publish import NONE, Change, Publication, fit_body, publish_pull, push_branch
 from selfheal.bot.signature import branch_for, failure_signature
-from selfheal.sandbox import Limits
 from selfheal.sandbox.exceptions import SandboxError, SandboxUnavailable
-from selfheal.sandbox.select import choose_sandbox
 
 REFUSED, IGNORED, PROPOSED = "refused", "ignored", "proposed"
 PROPOSAL = re.compile(r"<!-- selfheal:proposal (\{.*?\}) -->")
@@ -232,12 +230,8 @@ class Bot:
             config = replace(config, protected=(*config.protected, *self.settings.extra_protected))
         if trigger.context:
             config.extra["context"] = trigger.context  # for a model; the embedded engine ignores it
-        limits = Limits(memory_mb=config.memory_mb, max_processes=config.max_processes, cpus=config.cpus)
         try:
-            sandbox, note = choose_sandbox(
-                config.sandbox, path, limits=limits, namespaces=config.namespaces, image=config.sandbox_image,
-                setup_command=config.setup_command, ca_bundle=config.sandbox_ca_bundle,
-            )  # fmt: skip
+            sandbox, note = choose_sandbox_for(config)
         except SandboxUnavailable as exc:
             raise ConfigError(f"sandbox {config.sandbox}: {exc}") from exc
         trace = Trace()
