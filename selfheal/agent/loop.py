@@ -19,11 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-from selfheal.agent.codeindex import CodeBase
+from selfheal.agent.codeindex import CodeBase, CodeIndex
 from selfheal.agent.config import HealConfig
 from selfheal.agent.events import Event, EventSink, stage
-from selfheal.agent.exceptions import InterpreterError, TestCommandError
+from selfheal.agent.exceptions import InterpreterError, ProviderError, TestCommandError
 from selfheal.agent.history import History
+from selfheal.agent.llm.accounting import BudgetSpent
 from selfheal.agent.localize import Localization, localize, source_files
 from selfheal.agent.modelloop import ModelSetup, ModelStrategy
 from selfheal.agent.repair import (
@@ -39,11 +40,13 @@ from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.result import ERROR, HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult, Rejection
 from selfheal.agent.screen import ForkScreener, Screener, ScreenResult, SubprocessScreener
 from selfheal.agent.testcommand import TestCommand
+from selfheal.agent.testgen import NewTests, TestContext
+from selfheal.agent.testproof import TestProver
 from selfheal.agent.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunner
 from selfheal.agent.toolbox import Toolbox
 from selfheal.agent.tools import debugger_toolbox
-from selfheal.agent.verdict import Verdict, judge
-from selfheal.agent.workspace import Origin, Workspace
+from selfheal.agent.verdict import NewTestEvidence, Verdict, judge, with_new_tests
+from selfheal.agent.workspace import Origin, Workspace, WorkspaceError
 from selfheal.sandbox import Sandbox, SandboxInfo, Session
 from selfheal.sandbox.exceptions import SetupFailed
 
@@ -191,9 +194,15 @@ class HealRun:
                 error="no suspicious line in project source: the "
                 "failing tests execute no source file selfheal may change",
             )
+        new_tests = self.new_tests(targets)
+        self.model_step(
+            lambda: new_tests.spec_first(result.localization, self.sources, self.test_sources(targets))
+        )
         screener = self.start_screener(baseline, targets, coverage)
         try:
             self.repair_rounds(screener, baseline, targets, coverage)
+            if result.verdict is not None and result.changes:
+                self.prove_new_tests(new_tests, targets)
         finally:
             screener.close()
             self.result.metrics.screener = screener.name
@@ -201,6 +210,87 @@ class HealRun:
                 self.record_model(self.strategy)
         status = result.verdict.status if result.verdict else NOT_HEALED
         return self.finish(status)
+
+    def new_tests(self, targets: list[str]) -> NewTests:
+        files = sorted({t.split("::", 1)[0] for t in targets})
+        existing = []
+        for path in files[:3]:
+            try:
+                existing.append(f"# {path}\n{self.workspace.base_text(path)}")
+            except (WorkspaceError, UnicodeDecodeError):
+                continue
+        failing = "\n".join(
+            f"{t}: {(self.result.baseline.outcomes[t].message.strip().splitlines() or ['failed'])[0][:200]}"
+            for t in targets[:10]
+        )
+        qa = self.strategy.qa if isinstance(self.strategy, ModelStrategy) else None
+        return NewTests(
+            TestProver(self.session, self.runner, self.base_text, self.python),
+            self.events,
+            qa=qa,
+            edge_cases=None,
+            context=TestContext(
+                failing=failing, existing="\n\n".join(existing),
+                issue=str(self.config.extra.get("context") or ""), lessons=lambda: "(none yet)",
+            ),
+            existing_files=frozenset(self.workspace.files),
+        )  # fmt: skip
+
+    def test_sources(self, tests: list[str]) -> dict[str, str]:
+        """The source of each test function (its file's text when the function cannot be found)."""
+        found: dict[str, str] = {}
+        for test in tests:
+            path, _, rest = test.partition("::")
+            try:
+                text = self.workspace.base_text(path)
+            except (WorkspaceError, UnicodeDecodeError):
+                continue
+            name = rest.split("::")[-1].split("[", 1)[0]
+            definition = next(iter(CodeIndex(CodeBase({path: text})).find(name, file=path)), None)
+            found[test] = (
+                "\n".join(text.splitlines()[definition.line - 1 : definition.end_line])
+                if definition
+                else text
+            )
+        return found
+
+    def model_step(self, step) -> None:
+        """A model step outside the repair strategy: a spent budget or a provider failure ends the
+        model's part with the reason, never the heal."""
+        try:
+            step()
+        except (BudgetSpent, ProviderError) as exc:
+            if isinstance(self.strategy, ModelStrategy) and not self.strategy.stopped_because:
+                self.strategy.stopped_because = f"model stopped: {exc}"
+
+    def prove_new_tests(self, new_tests: NewTests, targets: list[str]) -> None:
+        result = self.result
+        with stage(self.events, "new_tests") as info:
+            generation, files = self._generate(new_tests, targets)
+            result.tests, result.test_files = generation, files
+            prefix = f"{result.project_dir}/" if result.project_dir else ""
+            evidence = tuple(
+                NewTestEvidence(prefix + p.path, p.case.name, p.fails_on_base, p.passes_on_patch)
+                for p in generation.shipped
+            )
+            assert result.verdict is not None
+            result.verdict = with_new_tests(result.verdict, evidence)
+            info.update(
+                fail_to_pass=sum(e.kind == "fail_to_pass" for e in evidence),
+                guard=sum(e.kind == "guard" for e in evidence),
+                discarded=len(generation.discarded),
+                risks=len(generation.risks),
+            )
+
+    def _generate(self, new_tests: NewTests, targets: list[str]):
+        try:
+            return new_tests.for_patch(self.result, targets)
+        except (BudgetSpent, ProviderError) as exc:
+            # the model ran out while writing tests: prove what the other writers found
+            if isinstance(self.strategy, ModelStrategy) and not self.strategy.stopped_because:
+                self.strategy.stopped_because = f"model stopped: {exc}"
+            new_tests.qa = None
+            return new_tests.for_patch(self.result, targets)
 
     def finish(self, status: str, *, error: str | None = None) -> HealResult:
         self.result.status = status

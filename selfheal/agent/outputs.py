@@ -35,4 +35,9 @@ def write_outputs(result: HealResult, trace: Trace, out_dir: Path) -> dict:
     lessons = "".join(f"- {lesson}\n" for lesson in report["lessons"]) or NO_LESSONS
     (out_dir / "lessons.md").write_text("# Lessons\n\n" + lessons, encoding="utf-8")
     trace.write(out_dir / "trace.jsonl")
+    for path, text in result.test_files.items():
+        # at the path it would have in the repository, under tests/ of the output folder
+        target = out_dir / "tests" / (f"{result.project_dir}/{path}" if result.project_dir else path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
     return report

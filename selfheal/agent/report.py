@@ -45,6 +45,22 @@ def diagnosis(result: HealResult) -> dict[str, Any] | None:
     }
 
 
+def new_tests(result: HealResult) -> list[dict[str, Any]]:
+    """The shipped tests with their proof, where each came from and what it checks."""
+    if result.verdict is None:
+        return []
+    about = {(p.case.name, p.path): p.case for p in result.tests.shipped}
+    prefix = f"{result.project_dir}/" if result.project_dir else ""
+    entries = []
+    for evidence in result.verdict.new_tests:
+        case = about.get((evidence.name, evidence.path.removeprefix(prefix)))
+        entry = evidence.as_dict()
+        if case is not None:
+            entry.update(origin=case.origin, reason=case.reason, target=case.target)
+        entries.append(entry)
+    return entries
+
+
 def build_report(result: HealResult) -> dict[str, Any]:
     metrics = result.metrics
     verdict = result.verdict
@@ -67,7 +83,11 @@ def build_report(result: HealResult) -> dict[str, Any]:
         "diagnosis": diagnosis(result),
         "patch": result.patch,
         "files_changed": result.files_changed,
-        "new_tests": [t.as_dict() for t in verdict.new_tests] if verdict else [],
+        "new_tests": new_tests(result),
+        "discarded_tests": [
+            {"name": case.name, "origin": case.origin, "reason": why} for case, why in result.tests.discarded
+        ],
+        "open_risks": list(result.tests.risks),
         "lessons": build_lessons(result),
         "iterations": result.iterations,
         "metrics": {

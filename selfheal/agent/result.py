@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from selfheal.agent.debugger import Diagnosis
 from selfheal.agent.localize import Localization, Target
+from selfheal.agent.newtests import TestGeneration
 from selfheal.agent.repair import Screening
 from selfheal.agent.repair.edits import Candidate
 from selfheal.agent.testrun import TestReport
@@ -79,6 +80,9 @@ class HealResult:
     notes: list[str] = field(default_factory=list)
     stopped_because: str = ""
     model_diagnosis: Diagnosis | None = None  # the ReAct debugger's conclusion, when a model ran
+    tests: TestGeneration = field(default_factory=TestGeneration)  # generated tests and their proof
+    test_files: dict[str, str] = field(default_factory=dict)  # new test files (project-relative) -> text
+    critic: list[str] = field(default_factory=list)  # the critic's concerns about the shipped patch
 
     @property
     def targets(self) -> tuple[Target, ...]:

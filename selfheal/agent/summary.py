@@ -37,6 +37,7 @@ def build_summary(result: HealResult, report: dict[str, Any]) -> str:
     if result.patch:
         parts += ["### The change", "", "```diff", result.patch.rstrip(), "```", ""]
     parts += _verification(result, report)
+    parts += _new_tests(report)
     if report["lessons"]:
         parts += ["### Lessons", "", *[f"- {lesson}" for lesson in report["lessons"]], ""]
     parts += _metrics(result, report)
@@ -114,6 +115,30 @@ def _verification(result: HealResult, report: dict[str, Any]) -> list[str]:
         f"(`{result.test_command}`) on the patched files, in the sandbox.",
         "",
     ]
+    return lines
+
+
+def _new_tests(report: dict[str, Any]) -> list[str]:
+    tests = report["new_tests"]
+    lines: list[str] = []
+    if tests:
+        lines += [
+            "### New tests",
+            "",
+            "Each ran on the code before the fix and on the fixed code:",
+            "",
+            "| test | before the fix | with the fix | kind | what it checks |",
+            "|---|---|---|---|---|",
+        ]
+        for test in tests:
+            before = ICON["failed"] if test["fails_on_base"] else ICON["passed"]
+            after = ICON["passed"] if test["passes_on_patch"] else ICON["failed"]
+            kind = "fail → pass" if test["kind"] == "fail_to_pass" else "guard"
+            what = test.get("reason") or ""
+            lines.append(f"| `{test['path']}::{test['name']}` | {before} | {after} | {kind} | {what} |")
+        lines.append("")
+    if report.get("open_risks"):
+        lines += ["### Open risks", "", *[f"- {risk}" for risk in report["open_risks"]], ""]
     return lines
 
 

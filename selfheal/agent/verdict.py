@@ -16,7 +16,7 @@ from __future__ import annotations
 import configparser
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from selfheal.agent.config import PROTECTED_TABLES
 from selfheal.agent.localize import matches_any
@@ -170,18 +170,7 @@ def judge(
     problems += [f"adds a skip or xfail: {s}" for s in skips]
     problems += [f"test no longer runs: {t}" for t in deleted[:5]]
     rule3 = RuleResult(3, not problems, "; ".join(problems) or "only source files changed")
-    proofless = [t for t in new_tests if t.kind != "fail_to_pass"]
-    failing_new = [t.name for t in new_tests if not t.passes_on_patch]
-    rule4 = RuleResult(
-        4,
-        not failing_new,
-        f"new tests fail on the patch: {', '.join(failing_new)}"
-        if failing_new
-        else f"{len(new_tests) - len(proofless)} new test(s) fail on base and pass on the "
-        f"patch; {len(proofless)} shipped as guard(s)"
-        if new_tests
-        else "no new tests to prove",
-    )
+    rule4 = _rule4(new_tests)
     rule5 = RuleResult(5, applies[0], applies[1])
     rules = (rule1, rule2, rule3, rule4, rule5)
 
@@ -192,6 +181,32 @@ def judge(
     else:
         status = NOT_HEALED
     return Verdict(status, rules, healed, still_failing, regressions, tuple(new_tests))
+
+
+def with_new_tests(verdict: Verdict, new_tests: tuple[NewTestEvidence, ...]) -> Verdict:
+    """The verdict once the generated tests have their proof: rule 4 judged on them. A verdict that
+    held keeps holding only if every shipped test passes on the patch."""
+    rule4 = _rule4(new_tests)
+    rules = tuple(rule4 if r.number == 4 else r for r in verdict.rules)
+    status = verdict.status
+    if not rule4.holds:
+        status = NOT_HEALED
+    return replace(verdict, rules=rules, new_tests=tuple(new_tests), status=status)
+
+
+def _rule4(new_tests: tuple[NewTestEvidence, ...]) -> RuleResult:
+    proofless = [t for t in new_tests if t.kind != "fail_to_pass"]
+    failing_new = [t.name for t in new_tests if not t.passes_on_patch]
+    return RuleResult(
+        4,
+        not failing_new,
+        f"new tests fail on the patch: {', '.join(failing_new)}"
+        if failing_new
+        else f"{len(new_tests) - len(proofless)} new test(s) fail on base and pass on the "
+        f"patch; {len(proofless)} shipped as guard(s)"
+        if new_tests
+        else "no new tests to prove",
+    )
 
 
 def _outcome(outcomes: dict, nodeid: str) -> str:

@@ -244,7 +244,7 @@ class Bot:
 
     def _change(self, result: HealResult, report: dict[str, Any], target: Target, out_dir: Path) -> Change:
         prefix = f"{result.project_dir}/" if result.project_dir else ""
-        files = {prefix + path: text for path, text in result.changes.items()}
+        files = {prefix + path: text for path, text in {**result.changes, **result.test_files}.items()}
         signature = failure_signature(result.baseline, result.flaky, target.branch)  # type: ignore[arg-type]
         fix = result.fixes[0] if result.fixes else None
         title = f"selfheal: fix `{fix.function}` in {fix.file}" if fix else "selfheal: repair"
