@@ -203,6 +203,7 @@ class HealRun:
             self.repair_rounds(screener, baseline, targets, coverage)
             if result.verdict is not None and result.changes:
                 self.prove_new_tests(new_tests, targets)
+                self.model_step(lambda: self.critique(screener, baseline, targets, coverage, new_tests))
         finally:
             screener.close()
             self.result.metrics.screener = screener.name
@@ -263,10 +264,10 @@ class HealRun:
             if isinstance(self.strategy, ModelStrategy) and not self.strategy.stopped_because:
                 self.strategy.stopped_because = f"model stopped: {exc}"
 
-    def prove_new_tests(self, new_tests: NewTests, targets: list[str]) -> None:
+    def prove_new_tests(self, new_tests: NewTests, targets: list[str], reuse: bool = False) -> None:
         result = self.result
         with stage(self.events, "new_tests") as info:
-            generation, files = self._generate(new_tests, targets)
+            generation, files = self._generate(new_tests, targets, reuse)
             result.tests, result.test_files = generation, files
             prefix = f"{result.project_dir}/" if result.project_dir else ""
             evidence = tuple(
@@ -282,7 +283,67 @@ class HealRun:
                 risks=len(generation.risks),
             )
 
-    def _generate(self, new_tests: NewTests, targets: list[str]):
+    def critique(
+        self,
+        screener: Screener,
+        baseline: TestReport,
+        targets: list[str],
+        coverage: CoverageMap | None,
+        new_tests: NewTests,
+    ) -> None:
+        """The critic reviews a patch that meets the verdict. Sent back, the generator gets one more
+        try with the critic's reason; its patch replaces the first only if it meets the verdict
+        too. Otherwise the first ships, with the critic's concerns in the report."""
+        result, strategy = self.result, self.strategy
+        if not isinstance(strategy, ModelStrategy) or strategy.critic is None or not result.verdict.holds:
+            return
+        with stage(self.events, "critic") as info:
+            review = strategy.review(
+                diagnosis=_describe_diagnosis(result), patch=result.patch,
+                failing="\n".join(targets[:10]), new_tests="\n\n".join(result.test_files.values()),
+                lessons="(none yet)",
+            )  # fmt: skip
+            info.update(
+                decision=review.decision if review else "no usable answer",
+                reason=review.reason if review else "",
+                prompt=strategy.setup.prompts.get("critic").trace(),
+            )
+        if review is None or not review.sent_back:
+            return
+        result.critic = [review.reason, *review.concerns]
+        if len(result.fixes) != 1:
+            result.notes.append(
+                "the critic sent the patch back; it was built over several rounds, so it stands"
+            )
+            return
+        kept = _snapshot(result)
+        context = self._context(targets, {}, baseline, coverage)
+        budget = Budget(1, self.config.max_minutes * 60)  # one answer: the critic's view is advice
+        with stage(self.events, "revise", reason=review.reason[:200]) as info:
+            outcome = strategy.revise(
+                context, self._screen_fn(screener, baseline, context, {}, coverage), budget, review
+            )
+            info.update(tried=outcome.tried, plausible=len(outcome.plausible))
+        result.metrics.candidates_tried += outcome.tried
+        for screening in outcome.plausible[:1]:
+            result.fixes = ()
+            if self.validate(screening.candidate, {}, baseline).holds:
+                self.prove_new_tests(new_tests, targets, reuse=True)
+                if result.verdict is not None and result.verdict.holds:
+                    result.notes.append(
+                        f"the critic sent the first patch back ({review.reason}); this one replaced it"
+                    )
+                    result.critic = []
+                    return
+        _restore(result, kept)
+        result.notes.append(
+            "the critic sent the patch back, and no other patch met the verdict: it ships with the "
+            "critic's concerns listed; review it closely"
+        )
+
+    def _generate(self, new_tests: NewTests, targets: list[str], reuse: bool = False):
+        if reuse:
+            return new_tests.for_patch(self.result, targets, reuse=True)
         try:
             return new_tests.for_patch(self.result, targets)
         except (BudgetSpent, ProviderError) as exc:
@@ -456,13 +517,7 @@ class HealRun:
         hints = Hints(expected_exceptions=_expected_exceptions(baseline, targets))
         for round_number in range(1, MAX_ROUNDS + 1):
             result.iterations = round_number
-            current = {**self.sources, **accepted}
-            context = RepairContext(
-                sources=current, localization=result.localization, targets=tuple(remaining),
-                passing=tuple(baseline.passing), coverage=coverage,
-                durations={n: o.duration for n, o in baseline.outcomes.items()}, hints=hints,
-                seed=config.seed, baseline_messages=self.baseline_messages,
-            )  # fmt: skip
+            context = self._context(remaining, accepted, baseline, coverage, hints)
             screen = self._screen_fn(screener, baseline, context, accepted, coverage)
             with stage(
                 self.events, "repair", round=round_number, strategy=self.strategy.name, targets=len(remaining)
@@ -497,6 +552,22 @@ class HealRun:
             remaining = list(verdict.still_failing)
             if budget.exhausted:
                 return
+
+    def _context(
+        self,
+        remaining: list[str],
+        accepted: dict[str, str],
+        baseline: TestReport,
+        coverage: CoverageMap | None,
+        hints: Hints | None = None,
+    ) -> RepairContext:
+        return RepairContext(
+            sources={**self.sources, **accepted}, localization=self.result.localization,
+            targets=tuple(remaining), passing=tuple(baseline.passing), coverage=coverage,
+            durations={n: o.duration for n, o in baseline.outcomes.items()},
+            hints=hints or Hints(expected_exceptions=_expected_exceptions(baseline, remaining)),
+            seed=self.config.seed, baseline_messages=self.baseline_messages,
+        )  # fmt: skip
 
     def _screen_fn(
         self,
@@ -615,6 +686,25 @@ class HealRun:
         durations = [baseline.outcomes[t].duration for t in tests if t in baseline.outcomes]
         typical = statistics.median(durations) if durations else 1.0
         return min(self.config.test_timeout * max(1, len(tests)), 5.0 + 3 * sum(durations) + 10 * typical)
+
+
+_KEPT = ("verdict", "after", "changes", "base_texts", "patch", "fixes", "tests", "test_files")
+
+
+def _snapshot(result: HealResult) -> dict:
+    return {name: getattr(result, name) for name in _KEPT}
+
+
+def _restore(result: HealResult, kept: dict) -> None:
+    for name, value in kept.items():
+        setattr(result, name, value)
+
+
+def _describe_diagnosis(result: HealResult) -> str:
+    model = result.model_diagnosis
+    if model is not None:
+        return f"{model.root_cause}\nLocation: {model.file}:{model.line} in {model.function}"
+    return "\n".join(f"{f.file}:{f.line} in {f.function}: {f.description}" for f in result.fixes)
 
 
 def _emit_screen(events: EventSink, screening: Screening, count: int) -> None:

@@ -88,6 +88,7 @@ def build_report(result: HealResult) -> dict[str, Any]:
             {"name": case.name, "origin": case.origin, "reason": why} for case, why in result.tests.discarded
         ],
         "open_risks": list(result.tests.risks),
+        "critic": list(result.critic),  # concerns of a critic who sent the shipped patch back
         "lessons": build_lessons(result),
         "iterations": result.iterations,
         "metrics": {

@@ -137,6 +137,16 @@ def _new_tests(report: dict[str, Any]) -> list[str]:
             what = test.get("reason") or ""
             lines.append(f"| `{test['path']}::{test['name']}` | {before} | {after} | {kind} | {what} |")
         lines.append("")
+    if report.get("critic"):
+        lines += [
+            "### The reviewer's concerns",
+            "",
+            "A model reviewer sent this patch back although it passes every test, and no other patch "
+            "met the verdict:",
+            "",
+            *[f"- {concern}" for concern in report["critic"]],
+            "",
+        ]
     if report.get("open_risks"):
         lines += ["### Open risks", "", *[f"- {risk}" for risk in report["open_risks"]], ""]
     return lines

@@ -70,6 +70,7 @@ class NewTests:
         self.context = context
         self.existing_files = existing_files
         self.spec_cases: list[TestCase] = []
+        self.collected: dict[str, list[TestCase]] = {}  # target -> the cases of the last for_patch
 
     def spec_first(self, localization: Localization, sources: dict[str, str], tests: dict[str, str]) -> None:
         """Spec-blind tests for the functions the failing tests call, before the model reads a body.
@@ -85,14 +86,18 @@ class NewTests:
             self._emit("spec_tests", started, function=definition.qualname, cases=[c.name for c in found])
 
     def for_patch(
-        self, result: HealResult, failing_tests: list[str]
+        self, result: HealResult, failing_tests: list[str], *, reuse: bool = False
     ) -> tuple[TestGeneration, dict[str, str]]:
+        """Write, prove and render the tests for the patch in `result`. `reuse`: prove the cases
+        of the previous call again (for a replacement patch) instead of asking the writers anew."""
         generation = TestGeneration()
         files: dict[str, str] = {}
         patched = {**result.base_texts, **result.changes}
-        functions = _changed_functions(result, patched)
-        by_target: dict[str, list[TestCase]] = {}
-        for case in self.spec_cases:
+        functions = [] if reuse else _changed_functions(result, patched)
+        by_target: dict[str, list[TestCase]] = (
+            {t: list(c) for t, c in self.collected.items()} if reuse else {}
+        )
+        for case in [] if reuse else self.spec_cases:
             by_target.setdefault(case.target, []).append(case)
         for definition in functions:
             module = module_name(definition.file)
@@ -123,6 +128,7 @@ class NewTests:
                 cases += found
                 generation.risks += risks
                 self._emit("edge_cases", started, function=definition.qualname, cases=[c.name for c in found])
+        self.collected = {t: list(c) for t, c in by_target.items()}
         taken = set(self.existing_files)
         for target, cases in by_target.items():
             if not cases:

@@ -57,10 +57,10 @@ class GeneratorStrategy:
         budget: Budget,
         diagnosis: Diagnosis | None = None,
         lessons: str = "",
+        feedback: str = "(first attempt)",
     ) -> RepairOutcome:
         outcome = RepairOutcome()
         file, function, cause = self._focus(context, diagnosis)
-        feedback = "(first attempt)"
         for _ in range(self.samples):
             if not budget.take():
                 outcome.stopped_because = budget.reason
