@@ -17,6 +17,7 @@ import shutil
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from selfheal.agent.codeindex import CodeBase, CodeIndex
@@ -27,6 +28,7 @@ from selfheal.agent.history import History
 from selfheal.agent.llm.accounting import BudgetSpent
 from selfheal.agent.localize import Localization, localize, source_files
 from selfheal.agent.modelloop import ModelSetup, ModelStrategy
+from selfheal.agent.newtests import TestFile
 from selfheal.agent.repair import (
     Budget,
     Candidate,
@@ -52,6 +54,8 @@ from selfheal.sandbox.exceptions import SetupFailed
 
 MAX_ROUNDS = 3
 MAX_VALIDATIONS_PER_ROUND = 3
+QA_ROUND_SEARCH = 10  # search candidates after the model's, in the round for failing generated tests
+QA_ROUND_S = 90.0
 SCREEN_COVERING_TESTS = 25
 WORKER_COLLECT_LIMIT = 400
 DID_NOT_RAISE = re.compile(r"DID NOT RAISE <class '([\w.]+)'>")
@@ -203,6 +207,7 @@ class HealRun:
             self.repair_rounds(screener, baseline, targets, coverage)
             if result.verdict is not None and result.changes:
                 self.prove_new_tests(new_tests, targets)
+                self.model_step(lambda: self.qa_round(baseline, coverage, new_tests, targets))
                 self.model_step(lambda: self.critique(screener, baseline, targets, coverage, new_tests))
         finally:
             screener.close()
@@ -282,6 +287,89 @@ class HealRun:
                 discarded=len(generation.discarded),
                 risks=len(generation.risks),
             )
+
+    def qa_round(
+        self, baseline: TestReport, coverage: CoverageMap | None, new_tests: NewTests, targets: list[str]
+    ) -> None:
+        """The model's tests that fail on the patch are failures too: one more repair round aims
+        at them, on top of the patch. A patch that makes them pass while every existing test still
+        passes replaces the first; if there is none, the tests are discarded as contradicting the
+        existing tests or asking for more than the bug, and the code is never bent to them."""
+        result, strategy = self.result, self.strategy
+        failing = [
+            p
+            for p in result.tests.proven
+            if p.kind is None and p.case.origin in ("spec_tests", "qa_adversarial")
+        ]
+        if not isinstance(strategy, ModelStrategy) or not failing or not result.verdict.holds:
+            return
+        kept = _snapshot(result)
+        files: dict[str, list] = {}
+        for proven in failing:
+            files.setdefault(proven.path, []).append(proven.case)
+        for path, cases in files.items():
+            self.session.write_file(path, TestFile(path, tuple(cases)).render())
+        accepted = dict(result.changes)
+        qa_ids = [p.nodeid for p in failing]
+        try:
+            context = self._context(qa_ids, accepted, baseline, coverage)
+            context = replace(context, baseline_messages={p.nodeid: p.patch_message for p in failing})
+            screener = SubprocessScreener(self.session, self.runner, self.sources)
+            # small: screening here is a pytest process per candidate, and the round is the model's
+            budget = Budget(
+                strategy.setup.samples + QA_ROUND_SEARCH, min(QA_ROUND_S, self.config.max_minutes * 15)
+            )
+            with stage(
+                self.events, "repair", round="qa", strategy=strategy.name, targets=len(qa_ids)
+            ) as info:
+                outcome = strategy.repair(
+                    context, self._screen_fn(screener, baseline, context, accepted, coverage), budget
+                )
+                info.update(
+                    tried=outcome.tried, plausible=len(outcome.plausible), stopped=outcome.stopped_because
+                )
+            result.metrics.candidates_tried += outcome.tried
+            replaced = False
+            for screening in outcome.plausible[:MAX_VALIDATIONS_PER_ROUND]:
+                verdict = self.validate(screening.candidate, accepted, baseline)
+                after = result.after
+                if (
+                    verdict.holds
+                    and after is not None
+                    and all(
+                        after.outcomes.get(t) is not None and after.outcomes[t].outcome == "passed"
+                        for t in qa_ids
+                    )
+                ):
+                    replaced = True
+                    break
+                _restore(result, kept)
+        finally:
+            for path in files:
+                self._remove(path)
+        if replaced:
+            self.prove_new_tests(new_tests, targets, reuse=True)
+            if result.verdict is not None and result.verdict.holds:
+                result.iterations += 1
+                result.notes.append(
+                    f"{len(qa_ids)} generated test(s) failed on the first patch; a further repair "
+                    "made them pass"
+                )
+                return
+            _restore(result, kept)
+        reason = (
+            "fails on the patched code, and no repair made it pass with every existing test still passing "
+            "within the budget: it may contradict the existing tests or the spec; not shipped, and the "
+            "code was not bent to it"
+        )
+        ids = {id(p.case) for p in failing}
+        result.tests.discarded = [(c, reason if id(c) in ids else why) for c, why in result.tests.discarded]
+
+    def _remove(self, path: str) -> None:
+        self.session.run(
+            [self.python, "-c", "import os, sys; os.remove(sys.argv[1])", str(self.session.root / path)],
+            timeout=30,
+        )
 
     def critique(
         self,
