@@ -19,11 +19,13 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
+from selfheal.agent.checkpoints import Checkpoint, config_to_dict
 from selfheal.agent.codeindex import CodeBase, CodeIndex
 from selfheal.agent.config import HealConfig
 from selfheal.agent.events import Event, EventSink, stage
-from selfheal.agent.exceptions import InterpreterError, ProviderError, TestCommandError
+from selfheal.agent.exceptions import ConfigError, InterpreterError, ProviderError, TestCommandError
 from selfheal.agent.history import History
 from selfheal.agent.llm.accounting import BudgetSpent
 from selfheal.agent.localize import Localization, localize, source_files
@@ -52,7 +54,6 @@ from selfheal.agent.workspace import Origin, Workspace, WorkspaceError
 from selfheal.sandbox import Sandbox, SandboxInfo, Session
 from selfheal.sandbox.exceptions import SetupFailed
 
-MAX_ROUNDS = 3
 MAX_VALIDATIONS_PER_ROUND = 3
 QA_ROUND_SEARCH = 10  # search candidates after the model's, in the round for failing generated tests
 QA_ROUND_S = 90.0
@@ -67,7 +68,11 @@ def heal(
     events: EventSink,
     strategy: RepairStrategy | None = None,
     model: ModelSetup | None = None,
+    checkpoints: CheckpointStore | None = None,
+    resume: Checkpoint | None = None,
 ) -> HealResult:
+    """`checkpoints`: where each round's starting state is saved; `resume`: a saved state to
+    start from instead of round 1 (`selfheal replay`)."""
     started = time.monotonic()
     origin = Origin.inspect(config.repo)
     # a local sandbox runs the tests on a host interpreter; a container brings its own
@@ -92,6 +97,8 @@ def heal(
                 strategy or SearchStrategy(),
                 python=python or config.python or session.python,
                 model=model,
+                checkpoints=checkpoints,
+                resume=resume,
             )
             result = run.execute()
         finally:
@@ -101,6 +108,10 @@ def heal(
             workspace.cleanup()
     result.metrics.wall_s = time.monotonic() - started
     return result
+
+
+class CheckpointStore(Protocol):
+    def save(self, checkpoint: Checkpoint) -> None: ...
 
 
 def matches_target(nodeid: str, targets: tuple[str, ...]) -> bool:
@@ -131,8 +142,17 @@ class HealRun:
         strategy: RepairStrategy,
         python: str | None = None,
         model: ModelSetup | None = None,
+        checkpoints: CheckpointStore | None = None,
+        resume: Checkpoint | None = None,
     ) -> None:
         self.config = config
+        self.checkpoints = checkpoints
+        self.resume = resume
+        if resume is not None and resume.base_sha != workspace.base_sha:
+            raise ConfigError(
+                f"the checkpoint is of commit {resume.base_sha[:12]}, the repository is at "
+                f"{workspace.base_sha[:12]}: replay needs the commit the run healed"
+            )
         self.workspace = workspace
         self.session = session
         self.events = events
@@ -603,8 +623,26 @@ class HealRun:
         accepted: dict[str, str] = {}
         remaining = list(targets)
         hints = Hints(expected_exceptions=_expected_exceptions(baseline, targets))
-        for round_number in range(1, MAX_ROUNDS + 1):
+        start = 1
+        if self.resume is not None:
+            start, accepted = self.resume.iteration, dict(self.resume.accepted)
+            remaining = [t for t in self.resume.remaining if t in targets] or remaining
+            if accepted:
+                self.validate(
+                    Candidate((), "resumed", "the fixes of the replayed rounds", "", 0, "", 1.0),
+                    accepted,
+                    baseline,
+                )
+                result.fixes = self.resume.fixes
+        for round_number in range(start, config.max_iterations + 1):
             result.iterations = round_number
+            if self.checkpoints is not None:
+                self.checkpoints.save(Checkpoint(
+                    iteration=round_number, repo=str(config.repo), base_sha=self.workspace.base_sha,
+                    config=config_to_dict(config), accepted=dict(accepted), remaining=tuple(remaining),
+                    fixes=result.fixes,
+                ))  # fmt: skip
+                self.events.emit(Event("checkpoint", time.time(), time.time(), {"iteration": round_number}))
             context = self._context(remaining, accepted, baseline, coverage, hints)
             screen = self._screen_fn(screener, baseline, context, accepted, coverage)
             with stage(
