@@ -661,11 +661,10 @@ class HealRun:
             result.ruled_out.extend(outcome.ruled_out)
             result.stopped_because = outcome.stopped_because
 
-            for screening in outcome.plausible[:MAX_VALIDATIONS_PER_ROUND]:
-                verdict = self.validate(screening.candidate, accepted, baseline)
-                if verdict.holds:
-                    result.alternatives = [s.candidate for s in outcome.plausible if s is not screening]
-                    return
+            winner = self.choose(outcome.plausible, accepted, baseline)
+            if winner is not None:
+                result.alternatives = [s.candidate for s in outcome.plausible if s is not winner]
+                return
             partial = outcome.partial
             if partial is None:
                 return
@@ -732,6 +731,46 @@ class HealRun:
             return screening
 
         return screen
+
+    def choose(
+        self, plausible: list[Screening], accepted: dict[str, str], baseline: TestReport
+    ) -> Screening | None:
+        """The round's winner among candidates that screened as plausible. From one strategy,
+        the first (in that strategy's ranking) that meets the verdict. From several, the first of
+        each strategy that meets it compete: the verdict, then tests passed, then the smaller patch."""
+        strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
+        before = _snapshot(self.result)
+        held: list[tuple[tuple, Screening, dict]] = []
+        validations = 0
+        for strategy in strategies:
+            for screening in [s for s in plausible if s.candidate.strategy == strategy]:
+                if validations >= MAX_VALIDATIONS_PER_ROUND:
+                    break
+                validations += 1
+                _restore(self.result, before)
+                if self.validate(screening.candidate, accepted, baseline).holds:
+                    after = self.result.after
+                    passed = len(after.passing) if after is not None else 0
+                    key = (-passed, _patch_size(self.result.patch), strategies.index(strategy))
+                    held.append((key, screening, _snapshot(self.result)))
+                    break
+            if held and len(strategies) == 1:
+                break
+        if not held:
+            return None  # a partial verdict of the last one stays, as the round's partial fix may use it
+        key, winner, state = min(held, key=lambda h: h[0])
+        _restore(self.result, state)
+        if len(held) > 1:
+            now = time.time()
+            self.events.emit(Event("choose", now, now, {
+                "winner": winner.candidate.description, "strategy": winner.candidate.strategy,
+                "competitors": [
+                    {"candidate": s.candidate.description, "strategy": s.candidate.strategy,
+                     "passed": -k[0], "patch_lines": k[1]}
+                    for k, s, _ in held
+                ],
+            }))  # fmt: skip
+        return winner
 
     def validate(self, candidate: Candidate, accepted: dict[str, str], baseline: TestReport) -> Verdict:
         """A clean, real run of the full test command on the patched files, then the verdict."""
@@ -824,6 +863,10 @@ def _snapshot(result: HealResult) -> dict:
 def _restore(result: HealResult, kept: dict) -> None:
     for name, value in kept.items():
         setattr(result, name, value)
+
+
+def _patch_size(patch: str) -> int:
+    return sum(1 for line in patch.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---")))
 
 
 def _describe_diagnosis(result: HealResult) -> str:

@@ -27,6 +27,14 @@ def diagnosis(result: HealResult) -> dict[str, Any] | None:
     if not result.fixes:
         return None
     fix = result.fixes[0]
+    if fix.strategy == "generator-sbfl":
+        return {
+            "root_cause": f"In `{fix.function}` ({fix.file}:{fix.line}): {fix.description}",
+            "location": f"{fix.file}:{fix.line}",
+            "confidence": 0.5,
+            "method": "the model's repair of the most suspicious function by spectrum analysis, "
+            "written without the debugger's diagnosis",
+        }
     lines = result.localization.lines if result.localization else ()
     best = lines[0].score if lines else 0.0
     score = next((s.score for s in lines if s.file == fix.file and s.line == fix.line), 0.0)

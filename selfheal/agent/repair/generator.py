@@ -9,6 +9,7 @@ sample: the model repairs its own attempt instead of starting over.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from selfheal.agent.config import DEFAULT_PROTECTED
@@ -19,6 +20,7 @@ from selfheal.agent.prompts import PromptLibrary
 from selfheal.agent.repair import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
 
 ROLE = "generator"
+STRATEGY, STRATEGY_SBFL = "generator", "generator-sbfl"  # from the diagnosis | from the spectrum
 MAX_SOURCE_CHARS = 16_000
 
 
@@ -42,7 +44,9 @@ class GeneratorStrategy:
         samples: int = 3,
         max_tokens: int = 2048,
         protected: tuple[str, ...] = DEFAULT_PROTECTED,
+        parallel: int = 1,
     ) -> None:
+        self.parallel = parallel  # answers requested at once in the first batch; 1 = one by one
         self.provider = provider
         self.prompts = prompts
         self.samples = samples
@@ -60,45 +64,112 @@ class GeneratorStrategy:
         feedback: str = "(first attempt)",
     ) -> RepairOutcome:
         outcome = RepairOutcome()
-        file, function, cause = self._focus(context, diagnosis)
-        for _ in range(self.samples):
+        focus = self._focus(context, diagnosis)
+        samples = self.samples
+        if self.parallel > 1 and samples > 1:
+            found = self._parallel_batch(context, screen, budget, diagnosis, lessons, feedback, outcome)
+            samples -= found[0]
+            if outcome.plausible or samples <= 0:
+                return outcome
+            feedback = found[1] or feedback
+        for _ in range(samples):
             if not budget.take():
                 outcome.stopped_because = budget.reason
                 break
-            messages = self.prompts.render(
-                ROLE,
-                diagnosis=cause,
-                file=file,
-                function=function,
-                source=context.sources.get(file, "")[:MAX_SOURCE_CHARS],
-                failing=self._failing(context),
-                lessons=lessons or "(none)",
-                feedback=feedback,
+            reply = self.provider.complete(
+                self._messages(context, focus, lessons, feedback), max_tokens=self.max_tokens
             )
-            reply = self.provider.complete(messages, max_tokens=self.max_tokens)
-            self.log.answers += 1
-            self.log.usage = self.log.usage + reply.usage
-            outcome.tried += 1
-            outcome.families_tried["generator"] = outcome.families_tried.get("generator", 0) + 1
-            edits = edits_from_answer(reply.text, context.sources, protected=self.protected)
-            if not edits.ok:
-                self.log.not_applied += 1
-                self.log.problems.extend(edits.problems)
-                feedback = edits.feedback()
-                continue
-            summary = reply.text.strip().splitlines()[0][:160] if reply.text.strip() else "model edit"
-            screening = screen(edits.candidate(summary, strategy="generator"))
-            self.log.screened += 1
-            if screening.plausible:
-                outcome.plausible.append(screening)
+            screening, feedback = self._try(reply, context, screen, outcome, STRATEGY)
+            if screening is not None and screening.plausible:
                 break
-            if screening.improving and (
-                outcome.partial is None or len(screening.fixed) > len(outcome.partial.fixed)
-            ):
-                outcome.partial = screening
-            outcome.ruled_out.append(screening)
-            feedback = self._screening_feedback(screening)
         return outcome
+
+    def _parallel_batch(
+        self,
+        context: RepairContext,
+        screen: ScreenFn,
+        budget: Budget,
+        diagnosis: Diagnosis | None,
+        lessons: str,
+        feedback: str,
+        outcome: RepairOutcome,
+    ) -> tuple[int, str]:
+        """Several answers requested at once, from different angles: the diagnosis, and the
+        spectrum's most suspicious function as if there were no diagnosis. All are screened; every
+        plausible one goes to the verdict, which picks the winner. Returns (answers, last feedback)."""
+        angles = [(self._focus(context, diagnosis), STRATEGY)]
+        if diagnosis is not None:
+            angles.append((self._focus(context, None), STRATEGY_SBFL))
+        while len(angles) < min(self.parallel, self.samples):
+            angles.append(angles[0])
+        asked = []
+        for angle in angles:
+            if not budget.take():
+                outcome.stopped_because = budget.reason
+                break
+            asked.append(angle)
+        if not asked:
+            return 0, ""
+        with ThreadPoolExecutor(max_workers=len(asked)) as pool:
+            futures = [
+                pool.submit(
+                    self.provider.complete,
+                    self._messages(context, focus, lessons, feedback),
+                    max_tokens=self.max_tokens,
+                )
+                for focus, _ in asked
+            ]
+            replies = [f.result() for f in futures]  # a provider error propagates, as one call's would
+        last = ""
+        for reply, (_, strategy) in zip(replies, asked, strict=True):
+            _, said = self._try(reply, context, screen, outcome, strategy, keep_going=True)
+            last = said or last
+        return len(asked), last
+
+    def _messages(self, context: RepairContext, focus: tuple[str, str, str], lessons: str, feedback: str):
+        file, function, cause = focus
+        return self.prompts.render(
+            ROLE,
+            diagnosis=cause,
+            file=file,
+            function=function,
+            source=context.sources.get(file, "")[:MAX_SOURCE_CHARS],
+            failing=self._failing(context),
+            lessons=lessons or "(none)",
+            feedback=feedback,
+        )
+
+    def _try(
+        self,
+        reply,
+        context: RepairContext,
+        screen: ScreenFn,
+        outcome: RepairOutcome,
+        strategy: str,
+        keep_going: bool = False,
+    ) -> tuple[Screening | None, str]:
+        """Apply and screen one answer; (its screening or None, feedback for the next answer)."""
+        self.log.answers += 1
+        self.log.usage = self.log.usage + reply.usage
+        outcome.tried += 1
+        outcome.families_tried["generator"] = outcome.families_tried.get("generator", 0) + 1
+        edits = edits_from_answer(reply.text, context.sources, protected=self.protected)
+        if not edits.ok:
+            self.log.not_applied += 1
+            self.log.problems.extend(edits.problems)
+            return None, edits.feedback()
+        summary = reply.text.strip().splitlines()[0][:160] if reply.text.strip() else "model edit"
+        screening = screen(edits.candidate(summary, strategy=strategy))
+        self.log.screened += 1
+        if screening.plausible:
+            outcome.plausible.append(screening)
+            return screening, ""
+        if screening.improving and (
+            outcome.partial is None or len(screening.fixed) > len(outcome.partial.fixed)
+        ):
+            outcome.partial = screening
+        outcome.ruled_out.append(screening)
+        return screening, self._screening_feedback(screening)
 
     def _focus(self, context: RepairContext, diagnosis: Diagnosis | None) -> tuple[str, str, str]:
         if diagnosis is not None and diagnosis.file in context.sources:
