@@ -22,6 +22,7 @@ from pathlib import Path
 
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
+from selfheal.agent.llm import ProviderSettings
 from selfheal.agent.loop import heal
 from selfheal.agent.modelloop import setup_for
 from selfheal.sandbox import LocalSandbox
@@ -48,7 +49,7 @@ def main() -> int:
     names = [n for n in args.examples.split(",") if n] or sorted(
         p.name for p in (ROOT / "examples").iterdir() if (p / "tests").is_dir()
     )
-    setup = setup_for(args.provider)
+    setup = setup_for(ProviderSettings(provider=args.provider))
     assert setup is not None
     setup = replace(setup, search_share=0.0, samples=args.samples)
     header = f"{'example':<11}{'status':<12}{'fix by':<11}{'steps':>6}{'tools':>6}  {'diagnosis':<10}"

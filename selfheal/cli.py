@@ -11,15 +11,19 @@ import json
 import os
 import sys
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 from selfheal import __version__
+from selfheal.agent.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
 from selfheal.agent.config import HealConfig, build_config, choose_sandbox_for
 from selfheal.agent.events import Fanout, Trace
 from selfheal.agent.exceptions import ConfigError, SelfhealError
+from selfheal.agent.llm import ROLES
 from selfheal.agent.loop import heal
 from selfheal.agent.modelloop import setup_for
 from selfheal.agent.outputs import OUTPUT_FILES, default_out_dir, write_outputs
+from selfheal.agent.prompts import PromptLibrary
 from selfheal.agent.result import HEALED, NOTHING_TO_HEAL, HealResult
 from selfheal.agent.workspace import apply_to_origin
 from selfheal.bot.serverconfig import add_serve_arguments
@@ -110,10 +114,37 @@ def build_parser() -> argparse.ArgumentParser:
     heal_cmd.add_argument(
         "--provider",
         choices=("none", "anthropic", "ollama", "llamacpp"),
-        help="a model for diagnosis and repair besides the search (default none); its key, URL and "
-        "model come from the environment: ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / "
+        help="a model for diagnosis and repair besides the search (default: provider in "
+        "[tool.selfheal], else none); its key, URL and model come from [tool.selfheal.llm] and the "
+        "environment: "
+        "ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / "
         "SELFHEAL_ANTHROPIC_MODEL, OLLAMA_HOST / SELFHEAL_OLLAMA_MODEL, SELFHEAL_LLAMACPP_MODEL",
     )
+    heal_cmd.add_argument(
+        "--model",
+        metavar="NAME",
+        help="the main provider's model (llamacpp: the path of a .gguf file); default: model in "
+        "[tool.selfheal.llm], else SELFHEAL_<PROVIDER>_MODEL, else the provider's default",
+    )
+    heal_cmd.add_argument(
+        "--role",
+        action="append",
+        metavar="ROLE=PROVIDER[:MODEL]",
+        help="another provider and/or model for one role, repeatable, e.g. "
+        "--role generator=ollama:qwen2.5-coder:7b. Everything after the first ':' is the model "
+        "(Ollama tags have colons). Roles: " + ", ".join(ROLES),
+    )
+    heal_cmd.add_argument(
+        "--max-iterations",
+        type=int,
+        metavar="N",
+        help="repair rounds: each one repairs what the last left failing (default 3)",
+    )
+    heal_cmd.add_argument(
+        "--parallel", type=int, metavar="N",
+        help="with a model: repair answers asked at once, from different angles; the verdict, then "
+        "tests passed, then patch size picks the winner (default 2)",
+    )  # fmt: skip
     heal_cmd.add_argument("--max-tokens", type=int, metavar="N", help="model tokens one heal may spend")
     heal_cmd.add_argument("--max-usd", type=float, metavar="USD", help="model dollars one heal may spend")
     heal_cmd.add_argument(
@@ -124,6 +155,30 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep the temporary copy of the repository for inspection",
     )
+    heal_cmd.add_argument(
+        "--prompts", metavar="DIR",
+        help="a folder of prompt files (<role>.yaml) to use instead of the bundled ones",
+    )  # fmt: skip
+    replay_cmd = commands.add_parser(
+        "replay",
+        help="resume an earlier run from one of its checkpoints, with changes",
+        description="Every heal saves the state at the start of each repair round in "
+        "RUN/checkpoints/. replay starts again from round N of RUN with that state (the fixes kept "
+        "so far, the tests still failing) and the run's configuration, changed by --set: e.g. "
+        "--set provider=ollama, --set llm.model=claude-opus-4-7, "
+        "--set role.generator=ollama:qwen2.5-coder:7b, "
+        "--set prompts=DIR (another prompt version), --set max-candidates=500. The repository must "
+        "still be at the commit the run healed. Outputs go to a new folder beside RUN.",
+    )
+    replay_cmd.add_argument("run", metavar="RUN", help="the run's output folder (it holds checkpoints/)")
+    replay_cmd.add_argument(
+        "--from-iteration", type=int, required=True, metavar="N", help="the round to start from"
+    )
+    replay_cmd.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="change one setting (repeatable)"
+    )
+    replay_cmd.add_argument("--out", metavar="DIR", help="output folder (default: RUN-replay-N beside RUN)")
+    replay_cmd.add_argument("--json", action="store_true", help="print report.json to stdout")
     commands.add_parser(
         "action",
         help="the GitHub Action entrypoint: act on the workflow's event",
@@ -152,6 +207,15 @@ def build_parser() -> argparse.ArgumentParser:
         "counts. SIGTERM stops it gracefully; jobs that did not finish run again at the next start.",
     )
     add_serve_arguments(serve_cmd)
+    bench_cmd = commands.add_parser(
+        "bench",
+        help="the benchmark: heal the tasks of evaluation/tasks and check them with hidden tests",
+        description="Runs `python -m evaluation.bench` from a clone of the repository with these "
+        "arguments; `selfheal bench --help` shows them.",
+        add_help=False,  # --help goes through to the benchmark's own parser
+        prefix_chars="+",  # so every --option lands in `args` unparsed
+    )
+    bench_cmd.add_argument("args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -159,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "heal":
         return run_heal(args)
+    if args.command == "replay":
+        return run_replay(args)
     if args.command == "action":
         from selfheal.action.main import run as run_action
         from selfheal.action.secrets import environment_with_secrets, reexec_without_secrets
@@ -169,7 +235,36 @@ def main(argv: list[str] | None = None) -> int:
         from selfheal.bot.server import run_server
 
         return run_server(args, os.environ)
+    if args.command == "bench":
+        return run_bench(args.args)
     return EXIT_BAD_INPUT
+
+
+def run_bench(argv: list[str]) -> int:
+    """`selfheal bench`: evaluation/ sits in a clone, not in the package, and nothing in selfheal may
+    import it, so the benchmark runs as its own process. It is `python -m evaluation.bench` with the
+    clone on sys.path rather than as the working directory, so relative paths (--json out.json) mean
+    what they mean where the user typed them."""
+    import subprocess
+
+    here = Path.cwd().resolve()
+    candidates = [here, *here.parents, Path(__file__).resolve().parents[1]]
+    root = next((d for d in candidates if (d / "evaluation" / "bench" / "__main__.py").is_file()), None)
+    if root is None:
+        return _fail(
+            "selfheal bench runs from a clone of the repository: the tasks and the runner (evaluation/) "
+            "are not part of the installed package. git clone the repository, then from its folder: "
+            "pip install -e '.[bench]' && selfheal bench --subset smoke",
+            EXIT_BAD_INPUT,
+        )
+    boot = (
+        "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
+        "runpy.run_module('evaluation.bench', run_name='__main__', alter_sys=True)"
+    )
+    try:
+        return subprocess.run([sys.executable, "-c", boot, str(root), *argv]).returncode
+    except KeyboardInterrupt:
+        return 130
 
 
 def run_heal(args: argparse.Namespace) -> int:
@@ -186,20 +281,63 @@ def run_heal(args: argparse.Namespace) -> int:
             "sandbox": args.sandbox, "sandbox_image": args.sandbox_image,
             "setup_command": args.setup_command, "sandbox_ca_bundle": args.sandbox_ca_bundle,
             "provider": args.provider, "max_tokens": args.max_tokens, "max_usd": args.max_usd,
+            "model": args.model, "roles": args.role, "max_iterations": args.max_iterations,
+            "parallel": args.parallel,
         })  # fmt: skip
     except ConfigError as exc:
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
 
+    if args.prompts:
+        config = replace(config, extra={**config.extra, "prompts": args.prompts})
+    return execute(config, as_json=args.json)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Resume a run from a checkpoint, with changes: `selfheal replay RUN --from-iteration N --set k=v`."""
+    run = Path(args.run).expanduser().resolve()
+    try:
+        checkpoint = Checkpoint.load(run, args.from_iteration)
+        config = with_overrides(config_from_dict(checkpoint.config), args.set or [])
+        if not config.repo.is_dir():
+            raise ConfigError(f"the run healed {config.repo}, which is not there any more")
+        out = (
+            Path(args.out).expanduser().resolve()
+            if args.out
+            else run.parent / f"{run.name}-replay-{args.from_iteration}"
+        )
+        config = replace(config, out_dir=out, apply=False)
+    except ConfigError as exc:
+        return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
+    sys.stderr.write(
+        f"replaying {run.name} from iteration {checkpoint.iteration} "
+        f"({len(checkpoint.fixes)} fix(es) kept, {len(checkpoint.remaining)} test(s) to heal)"
+        + (f" with {', '.join(args.set)}" if args.set else "")
+        + "\n"
+    )
+    return execute(config, as_json=args.json, resume=checkpoint)
+
+
+def execute(config: HealConfig, *, as_json: bool = False, resume: Checkpoint | None = None) -> int:
+    """One heal with its outputs: the part `heal` and `replay` share."""
     if config.sandbox_ca_bundle and not Path(config.sandbox_ca_bundle).is_file():
         return _fail(
             f"selfheal: --sandbox-ca-bundle {config.sandbox_ca_bundle}: no such file", EXIT_BAD_INPUT
         )
     trace = Trace()
+    out_dir = (config.out_dir or default_out_dir(Path.cwd())).resolve()
     try:
         sandbox, sandbox_note = choose_sandbox_for(config)
-        model = setup_for(config.provider, token_budget=config.max_tokens, usd_budget=config.max_usd)
+        model = setup_for(
+            config.llm, token_budget=config.max_tokens, usd_budget=config.max_usd, parallel=config.parallel
+        )
+        if model is not None and config.extra.get("prompts"):
+            model = replace(model, prompts=PromptLibrary(Path(config.extra["prompts"]).expanduser()))
+            model.prompts.check(ROLES)
         with ProgressDisplay() as progress:
-            result = heal(config, sandbox, Fanout(trace, progress), model=model)
+            result = heal(
+                config, sandbox, Fanout(trace, progress), model=model,
+                checkpoints=CheckpointFolder(out_dir), resume=resume,
+            )  # fmt: skip
     except SandboxUnavailable as exc:
         return _fail(f"selfheal: --sandbox {config.sandbox}: {exc}", EXIT_BAD_INPUT)
     except ConfigError as exc:
@@ -217,10 +355,9 @@ def run_heal(args: argparse.Namespace) -> int:
 
     if sandbox_note:
         result.notes.append(sandbox_note)
-    out_dir = (config.out_dir or default_out_dir(Path.cwd())).resolve()
     report = write_outputs(result, trace, out_dir)
     applied = _apply(config, result) if config.apply else None
-    if args.json:
+    if as_json:
         print(json.dumps(report, indent=2))
     else:
         _print_outcome(result, report, out_dir, applied)
@@ -231,7 +368,7 @@ def _apply(config: HealConfig, result: HealResult) -> str | None:
     if result.status != HEALED or not result.changes:
         return None
     try:
-        written = apply_to_origin(config.repo, result.changes, result.base_texts, {})
+        written = apply_to_origin(config.repo, result.changes, result.base_texts, result.test_files)
     except SelfhealError as exc:
         return f"not applied: {exc}"
     return "applied to " + ", ".join(written)
@@ -258,11 +395,23 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
         err.write(f"{status}" + (f": {result.error}" if result.error else "") + "\n")
         for lesson in report["lessons"][:2]:
             err.write(f"  - {lesson}\n")
-    err.write(f"outputs: {out_dir}/ ({', '.join(OUTPUT_FILES)})\n")
+    files = [*OUTPUT_FILES, *(["tests/"] if result.test_files else [])]
+    err.write(f"outputs: {out_dir}/ ({', '.join(files)})\n")
+    shipped = report["new_tests"]
+    if shipped:
+        proofs = sum(t["kind"] == "fail_to_pass" for t in shipped)
+        err.write(
+            f"new tests: {proofs} fail before the fix and pass with it, {len(shipped) - proofs} guard(s): "
+            f"{', '.join(sorted(result.test_files))}\n"
+        )
     if result.patch:
         err.write(
             f"apply with: git -C {result.apply_root} apply {out_dir / 'patch.diff'}"
-            "   (or re-run with --apply)\n"
+            + (
+                "   (the new tests are in tests/; --apply writes both)\n"
+                if result.test_files
+                else "   (or re-run with --apply)\n"
+            )
         )
     if applied:
         err.write(f"{applied}\n")

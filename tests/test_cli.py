@@ -196,9 +196,47 @@ def _no_python(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[s
             "selfheal: --python /nonexistent: no such executable")
 
 
-@pytest.mark.parametrize("case", [_missing, _a_file, _no_runner, _bad_key, _no_python],
+def _bad_role(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    repo = make_repo(PASSING)
+    return ([str(repo), "--role", "generator:ollama"],
+            "selfheal: --role 'generator:ollama': expected ROLE=PROVIDER[:MODEL], "
+            "e.g. generator=ollama:qwen2.5-coder:7b")
+
+
+def _unknown_role(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    repo = make_repo(PASSING)
+    return ([str(repo), "--role", "planner=ollama:llama3.2"],
+            "selfheal: --role unknown role 'planner'; roles are: spec_tests, qa_adversarial, "
+            "debugger, generator, critic, memory")
+
+
+def _key_in_pyproject(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    repo = make_repo({**PASSING, "pyproject.toml": '[tool.selfheal]\nprovider = "anthropic"\n'
+                      '[tool.selfheal.llm]\napi-key = "sk-ant-api03-do-not-commit"\n'})
+    return [str(repo)], (
+        f"selfheal: {repo / 'pyproject.toml'}: [tool.selfheal.llm] api-key: a key is never read from "
+        "pyproject.toml (it is committed with the code); put it in an environment variable and name "
+        'that variable with api-key-env in [tool.selfheal.llm], e.g. api-key-env = "MY_ANTHROPIC_KEY"')
+
+
+def _no_debugger(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    repo = make_repo(PASSING)
+    return ([str(repo), "--role", "generator=ollama:qwen2.5-coder:7b"],
+            "selfheal: the model-driven repair needs a model for the debugger and the generator; "
+            "debugger has none (provider none): set --provider, or --role debugger=PROVIDER[:MODEL]")
+
+
+def _zero_iterations(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
+    repo = make_repo(PASSING)
+    return [str(repo), "--max-iterations", "0"], "selfheal: --max-iterations must be at least 1"
+
+
+@pytest.mark.parametrize("case", [_missing, _a_file, _no_runner, _bad_key, _no_python, _bad_role,
+                                  _unknown_role, _key_in_pyproject, _no_debugger, _zero_iterations],
                          ids=["missing-path", "path-is-a-file", "unknown-test-command",
-                              "invalid-pyproject-key", "missing-python"])
+                              "invalid-pyproject-key", "missing-python", "bad-role-syntax",
+                              "unknown-role", "key-in-pyproject", "role-without-debugger",
+                              "zero-iterations"])
 def test_bad_input_exits_2_with_a_one_line_message(case, make_repo, tmp_path, capsys):
     args, expected = case(tmp_path, make_repo)
 
@@ -313,3 +351,81 @@ def test_a_model_provider_without_its_key_exits_2(make_repo, tmp_path, capsys, m
     assert (code, out) == (2, "")
     assert err.splitlines()[-1].startswith("selfheal: anthropic: ")
     assert "ANTHROPIC_API_KEY" in err.splitlines()[-1]
+
+
+def test_model_flags_parse_as_documented():
+    from selfheal.cli import build_parser
+
+    args = build_parser().parse_args([
+        "heal", "repo", "--provider", "anthropic", "--model", "claude-opus-4-7",
+        "--role", "generator=ollama:qwen2.5-coder:7b", "--role", "critic=anthropic:claude-haiku-4-5",
+        "--max-iterations", "4",
+    ])  # fmt: skip
+    assert (args.provider, args.model, args.max_iterations) == ("anthropic", "claude-opus-4-7", 4)
+    assert args.role == ["generator=ollama:qwen2.5-coder:7b", "critic=anthropic:claude-haiku-4-5"]
+
+
+def test_per_role_models_from_flags_and_pyproject_build_without_a_request(make_repo, tmp_path, capsys,
+                                                                          monkeypatch):
+    """Claude as the main model from the repo's pyproject, a local Ollama generator from the flags:
+    every provider is built (key read, client made), none is asked anything on a green suite."""
+    from tests.fakes.anthropic_server import FakeAnthropic
+    from tests.fakes.ollama_server import FakeOllama
+
+    claude = FakeAnthropic.start(tmp_path / "claude", [])
+    ollama = FakeOllama.start(tmp_path / "ollama", [])
+    try:
+        monkeypatch.setenv("MY_CLAUDE_KEY", claude.api_key or "")
+        monkeypatch.setenv("OLLAMA_HOST", ollama.url)
+        repo = make_repo({**PASSING, "pyproject.toml": (
+            '[tool.selfheal]\nprovider = "anthropic"\n'
+            f'[tool.selfheal.llm]\napi-key-env = "MY_CLAUDE_KEY"\nbase-url = "{claude.url}"\n'
+            '[tool.selfheal.llm.roles]\ncritic = {model = "claude-haiku-4-5"}\n')})
+        code, out, err = heal_cli(capsys, repo, "--out", tmp_path / "out", "--model", "claude-opus-4-7",
+                                  "--role", "generator=ollama:qwen2.5-coder:7b", "--max-iterations", "2")
+        asked = claude.requests() + ollama.requests()
+    finally:
+        claude.stop()
+        ollama.stop()
+    assert (code, out) == (0, ""), err
+    assert "nothing to heal: no test fails" in err
+    assert asked == []
+
+
+# -- replay -----------------------------------------------------------------------------------------
+def test_replay_resumes_a_run_from_its_checkpoint_with_a_change(tmp_path: Path) -> None:
+    from tests.agent.test_checkpoints import two_bug_repo
+
+    repo = two_bug_repo(tmp_path)
+    run = tmp_path / "run"
+    first = subprocess.run(
+        [sys.executable, "-m", "selfheal", "heal", str(repo), "--python", sys.executable, "--out", str(run)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iteration-1.json", "iteration-2.json"]
+
+    again = subprocess.run(
+        [sys.executable, "-m", "selfheal", "replay", str(run), "--from-iteration", "2",
+         "--set", "max-candidates=0", "--json"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert again.returncode == 1, again.stderr  # no candidate left for round 2: the kept fix is partial
+    said = "replaying run from iteration 2 (1 fix(es) kept, 1 test(s) to heal) with max-candidates=0"
+    assert said in again.stderr
+    report = json.loads(again.stdout)
+    assert (report["status"], report["iterations"], len(report["fixes"])) == ("partial", 2, 1)
+    assert (tmp_path / "run-replay-2" / "report.json").is_file()
+
+    missing = subprocess.run(
+        [sys.executable, "-m", "selfheal", "replay", str(run), "--from-iteration", "7"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert missing.returncode == 2
+    assert "no checkpoint for iteration 7" in missing.stderr and "it has iterations 1, 2" in missing.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", "selfheal", "replay", str(run), "--from-iteration", "1",
+         "--set", "colour=red"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "--set colour: unknown" in bad.stderr

@@ -2,17 +2,26 @@
 
 Precedence: command-line flags, then `[tool.selfheal]` in the target repo's `pyproject.toml`,
 then defaults. Keys may be spelled with dashes or underscores.
+
+The model settings sit in `[tool.selfheal.llm]` (what `ProviderSettings.from_mapping` takes; the
+main `provider` may be named there or as the top-level key, not differently in both), per-role
+overrides in `[tool.selfheal.llm.roles]`. A pyproject.toml is committed, so it never holds a key:
+only the NAME of the environment variable that does (`api-key-env`).
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from selfheal.agent.exceptions import ConfigError
-from selfheal.agent.llm import make_provider
+from selfheal.agent.llm import ProviderSettings, RoleOverride, providers_for_roles
+from selfheal.agent.llm.settings import parse_role_spec
 from selfheal.sandbox import Limits, Sandbox
 from selfheal.sandbox.select import choose_sandbox
 
@@ -62,7 +71,11 @@ class HealConfig:
     memory_mb: int = 2048
     max_processes: int = 256
     namespaces: bool = True
-    provider: str = "none"
+    provider: str = "none"  # the main provider; `llm.provider` always equals it
+    # the model settings: model, endpoint, key variable, timeouts, prices, per-role overrides
+    llm: ProviderSettings = field(default_factory=ProviderSettings)
+    max_iterations: int = 3  # repair rounds: each round repairs what the previous one left failing
+    parallel: int = 2  # model answers asked at once for a repair, from different angles
     sandbox: str = "auto"  # auto | docker | local
     sandbox_image: str | None = None
     setup_command: str | None = None
@@ -74,8 +87,23 @@ class HealConfig:
     targets: tuple[str, ...] = ()  # heal only failing tests matching these ids or paths (e.g. from `/heal`)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    def __post_init__(self) -> None:
+        # `provider` is the one name callers set (flags, the Action's input, replace()); the
+        # settings follow it so the two can never disagree about the main provider
+        if self.llm.provider != self.provider:
+            object.__setattr__(self, "llm", replace(self.llm, provider=self.provider))
 
-_INT_KEYS = {"max_candidates", "seed", "flake_reruns", "memory_mb", "max_processes", "max_tokens"}
+
+_INT_KEYS = {
+    "max_candidates",
+    "seed",
+    "flake_reruns",
+    "memory_mb",
+    "max_processes",
+    "max_tokens",
+    "max_iterations",
+    "parallel",
+}
 _FLOAT_KEYS = {"timeout", "test_timeout", "max_minutes", "cpus", "max_usd"}
 _TUPLE_KEYS = {"source", "protected"}
 _STR_KEYS = {
@@ -87,7 +115,12 @@ _STR_KEYS = {
     "setup_command",
     "sandbox_ca_bundle",
 }
-_FILE_KEYS = _INT_KEYS | _FLOAT_KEYS | _TUPLE_KEYS | _STR_KEYS | {"namespaces"}
+_FILE_KEYS = _INT_KEYS | _FLOAT_KEYS | _TUPLE_KEYS | _STR_KEYS | {"namespaces", "llm"}
+
+# Key names that would put a secret into a committed file; refused wherever they appear.
+_SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "auth_token", "bearer", "apikey"}
+_SECRET_SUFFIXES = ("_key", "_token", "_secret", "_password")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def read_repo_settings(repo: Path) -> dict[str, Any]:
@@ -102,6 +135,7 @@ def read_repo_settings(repo: Path) -> dict[str, Any]:
     table = data.get("tool", {}).get("selfheal", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.selfheal] must be a table")
+    _refuse_secrets(pyproject, "[tool.selfheal]", table)
     settings: dict[str, Any] = {}
     for raw_key, value in table.items():
         key = raw_key.replace("-", "_")
@@ -110,8 +144,70 @@ def read_repo_settings(repo: Path) -> dict[str, Any]:
                 f"{pyproject}: unknown key {raw_key!r} in [tool.selfheal]; "
                 f"known keys: {', '.join(sorted(k.replace('_', '-') for k in _FILE_KEYS))}"
             )
+        if key == "llm":
+            continue
         settings[key] = _coerce(pyproject, raw_key, key, value)
+    if "llm" in table:
+        provider, llm = _read_llm_table(pyproject, table["llm"])
+        if provider is not None:
+            if settings.get("provider", provider) != provider:
+                raise ConfigError(
+                    f"{pyproject}: provider is {settings['provider']!r} in [tool.selfheal] but "
+                    f"{provider!r} in [tool.selfheal.llm]; set it in one place"
+                )
+            settings["provider"] = provider
+        settings["llm"] = llm
     return settings
+
+
+def _read_llm_table(pyproject: Path, table: Any) -> tuple[str | None, ProviderSettings]:
+    """(its provider, if it names one; the settings) of `[tool.selfheal.llm]`."""
+    where = "[tool.selfheal.llm]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: {where} must be a table")
+    _refuse_secrets(pyproject, where, table)
+    roles = table.get("roles", {})
+    if not isinstance(roles, dict):
+        raise ConfigError(f"{pyproject}: {where} roles must be a table: [tool.selfheal.llm.roles]")
+    for role, override in roles.items():
+        if isinstance(override, dict):
+            _refuse_secrets(pyproject, f"{where} roles.{role}", override)
+    data = {str(k).replace("-", "_"): v for k, v in table.items()}
+    provider = data.pop("provider", None)
+    env_name = data.get("api_key_env")
+    if isinstance(env_name, str) and not _ENV_NAME.fullmatch(env_name):
+        # the value is not echoed: it may well be the key itself
+        raise ConfigError(
+            f"{pyproject}: {where} api-key-env must be the NAME of an environment variable "
+            '(e.g. api-key-env = "MY_ANTHROPIC_KEY"), not a key; keys are never read from pyproject.toml'
+        )
+    urls = [data.get("base_url")]
+    urls += [o.get("base_url", o.get("base-url")) for o in roles.values() if isinstance(o, dict)]
+    if any(isinstance(url, str) and urlsplit(url).password for url in urls):
+        raise ConfigError(
+            f"{pyproject}: {where} a base-url carries a password; keys and passwords are never read "
+            "from pyproject.toml: name the variable that holds the key with api-key-env"
+        )
+    try:
+        settings = ProviderSettings.from_mapping(data)
+        if provider is not None and not isinstance(provider, str):
+            raise ConfigError("provider must be a string")
+        if provider is not None:
+            replace(settings, provider=provider)  # validates the name
+    except ConfigError as exc:
+        raise ConfigError(f"{pyproject}: {where} {exc}") from exc
+    return provider, settings
+
+
+def _refuse_secrets(pyproject: Path, where: str, table: Mapping[str, Any]) -> None:
+    for raw_key in table:
+        key = str(raw_key).replace("-", "_").lower()
+        if key in _SECRET_KEYS or key.endswith(_SECRET_SUFFIXES):
+            raise ConfigError(
+                f"{pyproject}: {where} {raw_key}: a key is never read from pyproject.toml (it is "
+                "committed with the code); put it in an environment variable and name that variable "
+                'with api-key-env in [tool.selfheal.llm], e.g. api-key-env = "MY_ANTHROPIC_KEY"'
+            )
 
 
 def _coerce(origin: Path, raw_key: str, key: str, value: Any) -> Any:
@@ -142,13 +238,54 @@ def _coerce(origin: Path, raw_key: str, key: str, value: Any) -> Any:
 
 
 def build_config(repo: Path, flags: dict[str, Any]) -> HealConfig:
-    """Flags (None means not given) over the repo's settings over defaults."""
+    """Flags (None means not given) over the repo's settings over defaults.
+
+    Besides HealConfig's fields, flags may hold `model` (the main provider's model) and `roles`
+    (`ROLE=PROVIDER[:MODEL]` strings, as --role takes them); both go into `llm`.
+    """
     settings = read_repo_settings(repo)
-    known = {f.name for f in fields(HealConfig)}
-    merged = {**settings, **{k: v for k, v in flags.items() if v is not None and k in known}}
+    known = {f.name for f in fields(HealConfig)} - {"llm"}
+    given = {k: v for k, v in flags.items() if v is not None and k in known}
+    merged = {**settings, **given}
+    merged["llm"] = _merge_llm(
+        settings.get("llm") or ProviderSettings(),
+        file_provider=settings.get("provider"),
+        flag_provider=given.get("provider"),
+        provider=merged.get("provider", "none"),
+        model=flags.get("model"),
+        roles=flags.get("roles") or (),
+    )
     config = replace(HealConfig(repo=repo), **merged)
     _validate(config)
     return config
+
+
+def _merge_llm(
+    file_llm: ProviderSettings,
+    *,
+    file_provider: str | None,
+    flag_provider: str | None,
+    provider: str,
+    model: str | None,
+    roles: Iterable[str],
+) -> ProviderSettings:
+    """The file's model settings with the flags on top."""
+    if model is not None and provider == "none":
+        raise ConfigError("--model names a model for the main provider, which is none: add --provider")
+    llm = file_llm
+    if file_provider not in (None, "none", provider):
+        # the file's model, endpoint and key variable belong to the provider the flag replaced
+        llm = replace(llm, model=None, base_url=None, api_key_env=None)
+    # an explicit "none" (the Action's default input) means no model at all, so the file's roles
+    # go too: a role on a provider would otherwise still be built and need its key
+    overrides: dict[str, RoleOverride] = {} if flag_provider == "none" else dict(llm.roles)
+    for spec in roles:
+        try:
+            role, override = parse_role_spec(spec)
+        except ConfigError as exc:
+            raise ConfigError(f"--role {exc}") from exc
+        overrides[role] = override  # the whole override: a flag does not inherit the file's model
+    return replace(llm, provider=provider, model=model or llm.model, roles=overrides)
 
 
 def _validate(config: HealConfig) -> None:
@@ -164,6 +301,8 @@ def _validate(config: HealConfig) -> None:
         (config.cpus > 0, "cpus must be positive"),
         (config.max_tokens is None or config.max_tokens > 0, "--max-tokens must be positive"),
         (config.max_usd is None or config.max_usd > 0, "--max-usd must be positive"),
+        (config.max_iterations >= 1, "--max-iterations must be at least 1"),
+        (1 <= config.parallel <= 8, "--parallel must be between 1 and 8"),
         (
             config.sandbox in ("auto", "docker", "local"),
             f"unknown sandbox {config.sandbox!r}; choose auto, docker or local",
@@ -172,7 +311,9 @@ def _validate(config: HealConfig) -> None:
     for ok, message in checks:
         if not ok:
             raise ConfigError(message)
-    make_provider(config.provider)  # raises ConfigError for a provider this build lacks
+    # building is cheap (no request, no model loaded) and says early what a role lacks: an
+    # unknown provider, a key missing from its variable, llama-cpp-python or the GGUF file
+    providers_for_roles(config.llm)
 
 
 def choose_sandbox_for(config: HealConfig) -> tuple[Sandbox, str]:

@@ -108,6 +108,19 @@ def describe_finished(event: Event) -> str | None:
             f"{data.get('screened', 0)} screened "
             f"({data.get('tokens_in', 0)}+{data.get('tokens_out', 0)} tokens)"
         )
+    if node in ("spec_tests", "qa_adversarial", "edge_cases"):
+        what = {"spec_tests": "spec tests", "qa_adversarial": "adversarial tests", "edge_cases": "edge cases"}
+        where = f" for {data['function']}" if data.get("function") else ""
+        return f"{what[node]}{where}: {len(data.get('cases') or [])} written{took}"
+    if node == "new_tests":
+        return (
+            f"new tests: {data.get('fail_to_pass', 0)} fail→pass, {data.get('guard', 0)} guard, "
+            f"{data.get('discarded', 0)} discarded{took}"
+        )
+    if node == "critic":
+        return f"critic: {data.get('decision')}" + (f" — {data['reason']}" if data.get("reason") else "")
+    if node == "choose":
+        return f"chose {data.get('winner')} ({data.get('strategy')}) of {len(data.get('competitors') or [])}"
     if node == "validate":
         return f"verdict for {data.get('candidate', '?')}: {data.get('status')}{took}"
     return None

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Protocol
 
 from selfheal.agent.checkpoints import Checkpoint, config_to_dict
-from selfheal.agent.codeindex import CodeBase, CodeIndex
+from selfheal.agent.codeindex import CodeBase, CodeIndex, Definition
 from selfheal.agent.config import HealConfig
+from selfheal.agent.edgecases import EdgeCaseResult, generate_edge_cases
 from selfheal.agent.events import Event, EventSink, stage
 from selfheal.agent.exceptions import ConfigError, InterpreterError, ProviderError, TestCommandError
 from selfheal.agent.history import History
@@ -57,6 +58,7 @@ from selfheal.sandbox.exceptions import SetupFailed
 MAX_VALIDATIONS_PER_ROUND = 3
 QA_ROUND_SEARCH = 10  # search candidates after the model's, in the round for failing generated tests
 QA_ROUND_S = 90.0
+MAX_TEST_FILES_READ = 60  # existing test files the edge-case generator reads for input values
 SCREEN_COVERING_TESTS = 25
 WORKER_COLLECT_LIMIT = 400
 DID_NOT_RAISE = re.compile(r"DID NOT RAISE <class '([\w.]+)'>")
@@ -254,7 +256,7 @@ class HealRun:
             TestProver(self.session, self.runner, self.base_text, self.python),
             self.events,
             qa=qa,
-            edge_cases=None,
+            edge_cases=self.edge_cases,
             context=TestContext(
                 failing=failing, existing="\n\n".join(existing),
                 issue=str(self.config.extra.get("context") or ""), lessons=lambda: "(none yet)",
@@ -279,6 +281,23 @@ class HealRun:
                 else text
             )
         return found
+
+    def edge_cases(
+        self, definition: Definition, module: str, base_text: str, patched_text: str
+    ) -> EdgeCaseResult:
+        """The embedded generator's tests for one changed function (no model)."""
+        tests = [p for p in self.workspace.files if _is_test_file(p)][:MAX_TEST_FILES_READ]
+        texts: dict[str, str] = {}
+        for path in tests:
+            try:
+                texts[path] = self.workspace.base_text(path)
+            except (WorkspaceError, UnicodeDecodeError):
+                continue
+        return generate_edge_cases(
+            self.session, self.python, path=definition.file, function=definition.qualname, module=module,
+            base_text=base_text, patched_text=patched_text, existing_tests=texts,
+            source_dirs=self.runner.source_dirs, seed=self.config.seed,
+        )  # fmt: skip
 
     def model_step(self, step) -> None:
         """A model step outside the repair strategy: a spent budget or a provider failure ends the
@@ -476,15 +495,6 @@ class HealRun:
             usage.tokens_out,
             usage.cost_usd,
         )
-        for debug in strategy.diagnoses:
-            now = time.time()
-            self.events.emit(Event("debugger", now, now, {
-                "steps": debug.steps, "tool_calls": debug.tool_calls, "degraded": debug.degraded,
-                "stopped_because": debug.stopped_because, "salvage": list(debug.salvage),
-                "prompt": strategy.setup.prompts.get("debugger").trace(),
-                "tokens_in": debug.usage.tokens_in, "tokens_out": debug.usage.tokens_out,
-                "cost_usd": debug.usage.cost_usd,
-            }))  # fmt: skip
         log = strategy.generator.log
         now = time.time()
         self.events.emit(Event("generator", now, now, {
@@ -510,8 +520,9 @@ class HealRun:
             )  # fmt: skip
 
         return ModelStrategy(
-            model, toolbox_for, known_files=frozenset(self.sources), protected=self.config.protected
-        )
+            model, toolbox_for, known_files=frozenset(self.sources), protected=self.config.protected,
+            events=self.events,
+        )  # fmt: skip
 
     # -- stages ---------------------------------------------------------------------------
     def check_interpreter(self) -> None:
@@ -863,6 +874,11 @@ def _snapshot(result: HealResult) -> dict:
 def _restore(result: HealResult, kept: dict) -> None:
     for name, value in kept.items():
         setattr(result, name, value)
+
+
+def _is_test_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 def _patch_size(patch: str) -> int:

@@ -16,13 +16,16 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from selfheal.agent.answers import AnswerRecord, ask_structured
 from selfheal.agent.debugger import Debugger, DebugResult
-from selfheal.agent.exceptions import ProviderError
+from selfheal.agent.events import Event, EventSink, Trace
+from selfheal.agent.exceptions import ConfigError, ProviderError
 from selfheal.agent.llm.accounting import BudgetSpent, MeteredProvider, UsageLedger
 from selfheal.agent.llm.base import Provider, Usage
 from selfheal.agent.llm.factory import providers_for_roles
 from selfheal.agent.llm.settings import ProviderSettings
 from selfheal.agent.prompts import PromptLibrary
+from selfheal.agent.qa import ModelQA
 from selfheal.agent.repair import Budget, RepairContext, RepairOutcome, ScreenFn
 from selfheal.agent.repair.generator import GeneratorStrategy
 from selfheal.agent.repair.search import SearchStrategy
@@ -38,9 +41,14 @@ class ModelSetup:
     debugger: Provider
     generator: Provider
     prompts: PromptLibrary = field(default_factory=PromptLibrary)
+    spec_tests: Provider | None = None  # None: no spec-blind tests
+    qa_adversarial: Provider | None = None  # None: no adversarial tests from a model
+    critic: Provider | None = None  # None: a candidate that meets the verdict is not reviewed
+    memory: Provider | None = None  # None: lessons are kept without a model
     search_share: float = 0.3  # of the candidate and time budget, for the search first; 0 = off
     min_confidence: float = 0.5  # below it, a diagnosis widens the search instead of steering
     samples: int = 3
+    parallel: int = 1  # generator answers requested at once, from different angles; the verdict picks
     debugger_steps: int = 10
     max_tokens: int = 2048  # per answer
     token_budget: int | None = None  # input + output tokens over the whole heal
@@ -48,23 +56,53 @@ class ModelSetup:
 
 
 def setup_for(
-    provider: str,
+    settings: ProviderSettings,
     env: Mapping[str, str] | None = None,
     *,
     token_budget: int | None = None,
     usd_budget: float | None = None,
+    parallel: int = 1,
 ) -> ModelSetup | None:
-    """The model setup for a configured provider (settings from the environment: key, base URL,
-    model), or None for "none". Raises ConfigError when the provider cannot be built."""
-    if provider == "none":
+    """The model setup for the configured settings: one provider per role (`providers_for_roles`:
+    a role's override may name another provider, roles that agree share one instance; key, base
+    URL and model fall back to `env`, default os.environ). None when no role has a model.
+
+    ConfigError: a provider cannot be built, or some role has a model but the debugger or the
+    generator has none (the model-driven repair needs both)."""
+    roles = providers_for_roles(settings, env=env)
+    if not roles:
         return None
-    roles = providers_for_roles(ProviderSettings(provider=provider), env=env)
+    missing = [role for role in ("debugger", "generator") if role not in roles]
+    if missing:
+        raise ConfigError(
+            f"the model-driven repair needs a model for the debugger and the generator; "
+            f"{' and '.join(missing)} {'has' if len(missing) == 1 else 'have'} none (provider none): "
+            f"set --provider, or --role {missing[0]}=PROVIDER[:MODEL]"
+        )
     return ModelSetup(
         debugger=roles["debugger"],
         generator=roles["generator"],
+        spec_tests=roles.get("spec_tests"),
+        qa_adversarial=roles.get("qa_adversarial"),
+        critic=roles.get("critic"),
+        memory=roles.get("memory"),
         token_budget=token_budget,
         usd_budget=usd_budget,
+        parallel=parallel,
     )
+
+
+@dataclass(frozen=True)
+class Review:
+    """The critic's decision on a candidate that meets the verdict."""
+
+    decision: str  # accept | send_back
+    reason: str
+    concerns: tuple[str, ...] = ()
+
+    @property
+    def sent_back(self) -> bool:
+        return self.decision == "send_back"
 
 
 class ModelStrategy:
@@ -77,8 +115,12 @@ class ModelStrategy:
         *,
         known_files: frozenset[str],
         protected: tuple[str, ...],
+        events: EventSink | None = None,
+        lessons: Callable[[], str] = lambda: "(none yet)",
     ) -> None:
         self.setup = setup
+        self.events: EventSink = events or Trace()  # where each diagnosis is reported as it ends
+        self.lessons = lessons  # the rolling lessons, as the prompts show them
         self.toolbox_for = toolbox_for
         self.known_files = known_files
         self.search = SearchStrategy()
@@ -92,9 +134,54 @@ class ModelStrategy:
             samples=setup.samples,
             max_tokens=setup.max_tokens,
             protected=protected,
+            parallel=setup.parallel,
         )
         self.diagnoses: list[DebugResult] = []
         self.tool_calls: list[dict] = []
+        self.critic = self._metered(setup.critic, "critic")
+        self.reviews: list[tuple[Review | None, AnswerRecord]] = []
+        self.qa = ModelQA(
+            setup.prompts,
+            spec=self._metered(setup.spec_tests, "spec_tests"),
+            adversarial=self._metered(setup.qa_adversarial, "qa_adversarial"),
+            max_tokens=setup.max_tokens,
+        )
+
+    def review(
+        self, *, diagnosis: str, patch: str, failing: str, new_tests: str, lessons: str
+    ) -> Review | None:
+        """The critic's view of a candidate that meets the verdict; None without a critic or
+        without a usable answer (the verdict stands either way)."""
+        if self.critic is None:
+            return None
+        messages = self.setup.prompts.render(
+            "critic", diagnosis=diagnosis, patch=patch[:MAX_SOURCE_CHARS], failing=failing,
+            new_tests=new_tests or "(none)", lessons=lessons or "(none yet)",
+        )  # fmt: skip
+        value, record = ask_structured(
+            self.critic, messages, self.setup.prompts.get("critic").schema, max_tokens=self.setup.max_tokens
+        )
+        review = (
+            Review(value["decision"], value["reason"], tuple(value.get("concerns", ())))
+            if isinstance(value, dict)
+            else None
+        )
+        self.reviews.append((review, record))
+        return review
+
+    def revise(
+        self, context: RepairContext, screen: ScreenFn, budget: Budget, review: Review
+    ) -> RepairOutcome:
+        """One more repair from the generator, told why the critic sent the last patch back."""
+        diagnosis = next((d.diagnosis for d in reversed(self.diagnoses) if d.diagnosis is not None), None)
+        feedback = (
+            "A reviewer sent your previous patch back, although it passed the tests: "
+            f"{review.reason}\nWrite new blocks against the original file."
+        )
+        return self.generator.repair(context, screen, budget, diagnosis=diagnosis, feedback=feedback)
+
+    def _metered(self, provider: Provider | None, role: str) -> Provider | None:
+        return MeteredProvider(provider, role, self.ledger) if provider is not None else None
 
     @property
     def usage(self) -> Usage:
@@ -143,12 +230,13 @@ class ModelStrategy:
             max_tokens=self.setup.max_tokens,
             known_files=self.known_files,
         )
+        started = time.time()
         try:
             return debugger.run(
                 failing=self._failing(context),
                 suspects=self._suspects(context),
                 source=self._source(context),
-                lessons="(none yet)",
+                lessons=self.lessons(),
             )
         except (BudgetSpent, ProviderError) as exc:
             debugger.result.degraded = True
@@ -156,8 +244,17 @@ class ModelStrategy:
             raise
         finally:
             # also when the model stopped mid-investigation: its steps and calls count
-            self.diagnoses.append(debugger.result)
+            debug = debugger.result
+            self.diagnoses.append(debug)
             self.tool_calls.extend(record.as_dict() for record in toolbox.log)
+            self.events.emit(Event("debugger", started, time.time(), {
+                "steps": debug.steps, "tool_calls": debug.tool_calls, "degraded": debug.degraded,
+                "stopped_because": debug.stopped_because, "salvage": list(debug.salvage),
+                "prompt": self.setup.prompts.get("debugger").trace(),
+                "tokens_in": debug.usage.tokens_in, "tokens_out": debug.usage.tokens_out,
+                "cost_usd": debug.usage.cost_usd,
+                "tools": [record.as_dict() for record in toolbox.log],
+            }))  # fmt: skip
 
     def _search(
         self, context: RepairContext, screen: ScreenFn, budget: Budget, share: float

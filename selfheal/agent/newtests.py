@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import keyword
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 FAIL_TO_PASS, GUARD = "fail_to_pass", "guard"
@@ -82,7 +83,7 @@ class TestFile:
         """The file's text. `labels` (test name -> comment) marks each test with what the proof
         showed, e.g. "fails on the base code, passes with the fix"."""
         labels = labels or {}
-        imports = sorted(dict.fromkeys(line.strip() for case in self.cases for line in case.imports if line))
+        imports = merge_imports(line for case in self.cases for line in case.imports)
         parts = [f'"""{self.header}"""\n' if self.header else ""]
         if imports:
             parts.append("\n".join(imports) + "\n")
@@ -91,6 +92,37 @@ class TestFile:
             comment = f"# {label}\n" if label else ""
             parts.append(f"\n\n{comment}{case.code.strip()}\n")
         return "".join(parts).lstrip("\n")
+
+
+def merge_imports(lines: Iterable[str]) -> list[str]:
+    """Import lines as a person writes them: `import x` lines first, then one `from m import a, b`
+    per module, each group sorted. A line that does not parse as an import is kept as it is."""
+    plain: set[str] = set()
+    names: dict[str, set[str]] = {}
+    other: list[str] = []
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            node = ast.parse(line).body[0] if len(ast.parse(line).body) == 1 else None
+        except SyntaxError:
+            node = None
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.setdefault(node.module, set()).update(
+                a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names
+            )
+        elif isinstance(node, ast.Import):
+            plain.update(
+                f"import {a.name}" if a.asname is None else f"import {a.name} as {a.asname}"
+                for a in node.names
+            )
+        elif line not in other:
+            other.append(line)
+    merged = sorted(plain) + [
+        f"from {module} import {', '.join(sorted(names[module]))}" for module in sorted(names)
+    ]
+    return merged + other
 
 
 def check_case_code(case: TestCase) -> str | None:

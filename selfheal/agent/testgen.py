@@ -19,12 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from selfheal.agent.codeindex import CodeBase, CodeIndex, Definition
+from selfheal.agent.edgecases import EdgeCaseResult
 from selfheal.agent.events import Event, EventSink
 from selfheal.agent.localize import Localization
 from selfheal.agent.newtests import FAIL_TO_PASS, TestCase, TestFile, TestGeneration
 from selfheal.agent.qa import ModelQA, module_name
 from selfheal.agent.result import HealResult
-from selfheal.agent.testproof import TestProver, test_path_for
+from selfheal.agent.testproof import TestProver, new_test_path
 
 MAX_FUNCTIONS = 3
 MAX_SPEC_FUNCTIONS = 2
@@ -38,8 +39,8 @@ HEADERS = {
     "embedded": "behaviour the fix changed, found by running both versions on generated inputs",
 }
 
-# (definition, module, base text, patched text) -> (cases, open risks)
-EdgeCaseFn = Callable[[Definition, str, str, str], tuple[list[TestCase], list[str]]]
+# (definition, module, base text, patched text) -> the embedded generator's cases and risks
+EdgeCaseFn = Callable[[Definition, str, str, str], EdgeCaseResult]
 
 
 @dataclass(frozen=True)
@@ -122,12 +123,15 @@ class NewTests:
                 )
             if self.edge_cases is not None:
                 started = time.time()
-                found, risks = self.edge_cases(
+                edge = self.edge_cases(
                     definition, module, result.base_texts[definition.file], patched[definition.file]
                 )
-                cases += found
-                generation.risks += risks
-                self._emit("edge_cases", started, function=definition.qualname, cases=[c.name for c in found])
+                cases += edge.cases
+                generation.risks += edge.risks
+                self._emit(
+                    "edge_cases", started, function=definition.qualname, cases=[c.name for c in edge.cases],
+                    probes=edge.probes, risks=list(edge.risks), notes=list(edge.notes),
+                )  # fmt: skip
         self.collected = {t: list(c) for t, c in by_target.items()}
         taken = set(self.existing_files)
         for target, cases in by_target.items():
@@ -135,7 +139,7 @@ class NewTests:
                 continue
             cases = _unique_names(cases)
             function = target.rsplit("::", 1)[-1]
-            path = test_path_for(function, failing_tests, taken)
+            path = new_test_path(function, failing_tests, taken)
             taken.add(path)
             origins = sorted({c.origin for c in cases})
             header = (

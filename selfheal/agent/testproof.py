@@ -23,16 +23,16 @@ PROOF_TIMEOUT = 120.0
 _SAFE = re.compile(r"[^A-Za-z0-9_]+")
 
 
-def test_path_for(function: str, near_tests: Iterable[str], existing: Iterable[str], prefix: str = "") -> str:
+def new_test_path(function: str, near_tests: Iterable[str], existing: Iterable[str]) -> str:
     """Where the tests for `function` go: beside the first failing test's file (or in `tests/`),
     named `test_selfheal_<function>.py`, with a number when that name is taken."""
     folder = next((posixpath.dirname(t.split("::", 1)[0]) for t in near_tests), "") or "tests"
     stem = _SAFE.sub("_", function.rsplit(".", 1)[-1]).strip("_").lower() or "code"
     taken = set(existing)
-    name = f"test_selfheal_{prefix}{stem}.py"
+    name = f"test_selfheal_{stem}.py"
     number = 2
     while posixpath.join(folder, name) in taken:
-        name = f"test_selfheal_{prefix}{stem}_{number}.py"
+        name = f"test_selfheal_{stem}_{number}.py"
         number += 1
     return posixpath.join(folder, name)
 

@@ -6,6 +6,10 @@ tool's schema (jsonschema) and answers a bad call with what was wrong and the ex
 unknown tool with the names of the real ones, a tool that raised with a message; it caps every
 observation (head and tail around a "… N bytes cut …" line) and logs each call, timed.
 
+Given a token budget (`call(..., max_tokens=)`: the debugger's share of a small model's context), a
+longer observation is fitted first: by its tool's own `shorten`, which knows what matters in its
+output (a traceback's project frames, the failing tests), or else by its kind (contextfit.py).
+
 Whatever goes wrong is an `Observation` with `ok=False` written for the model, never an exception.
 """
 
@@ -13,12 +17,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import jsonschema
 
+from selfheal.agent.contextfit import CountFn, estimate_tokens, shorten_observation
 from selfheal.agent.llm.base import ToolCall, ToolSpec
 
 OUTPUT_LIMIT = 8 * 1024  # bytes of one observation's text
@@ -31,6 +36,16 @@ class Observation:
     text: str
     ok: bool = True
     data: dict[str, Any] | None = None
+    # (max_tokens, count) -> the text within max_tokens, as the tool that made it would shorten it
+    shorten: Callable[[int, CountFn], str] | None = field(default=None, compare=False, repr=False)
+
+    def fitted(self, max_tokens: int, count: CountFn = estimate_tokens) -> tuple[str, bool]:
+        """The text within `max_tokens` tokens, and whether it had to be shortened."""
+        if count(self.text) <= max_tokens:
+            return self.text, False
+        if self.shorten is not None:
+            return self.shorten(max_tokens, count), True
+        return shorten_observation(self.text, max_tokens, count), True
 
 
 class Tool(Protocol):
@@ -46,6 +61,7 @@ class CallRecord:
     ok: bool
     duration_s: float
     truncated: bool
+    fitted: bool = False  # shortened to a token budget
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +70,7 @@ class CallRecord:
             "ok": self.ok,
             "duration_s": round(self.duration_s, 3),
             "truncated": self.truncated,
+            "fitted": self.fitted,
         }
 
 
@@ -81,7 +98,10 @@ class Toolbox:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    def call(self, call: ToolCall) -> Observation:
+    def call(
+        self, call: ToolCall, *, max_tokens: int | None = None, count: CountFn = estimate_tokens
+    ) -> Observation:
+        """Run one call; with `max_tokens`, its observation's text fits in that many tokens."""
         started = time.monotonic()
         arguments = call.arguments if isinstance(call.arguments, dict) else {}
         tool = self._tools.get(call.name)
@@ -104,10 +124,15 @@ class Toolbox:
                     f"{call.name} failed inside selfheal ({type(exc).__name__}: {exc}); try another tool",
                     ok=False,
                 )
-        text, cut = cap_text(observation.text, self.output_limit)
-        observation = replace(observation, text=text)
+        text, fitted = observation.text, False
+        if max_tokens is not None:
+            text, fitted = observation.fitted(max_tokens, count)
+        text, cut = cap_text(text, self.output_limit)
+        observation = replace(observation, text=text, shorten=None)
         self.log.append(
-            CallRecord(call.name, dict(arguments), observation.ok, time.monotonic() - started, cut > 0)
+            CallRecord(
+                call.name, dict(arguments), observation.ok, time.monotonic() - started, cut > 0, fitted
+            )
         )
         return observation
 

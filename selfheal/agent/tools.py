@@ -8,6 +8,11 @@ far. Arguments come from a model, so they are data: the `Toolbox` (toolbox.py) c
 each tool's JSON Schema first; nothing is ever handed to a shell (argv lists only), test ids may
 not look like options, paths are normalised and confined to the workspace. A failed command, a
 missing file or a timeout is an `Observation` with `ok=False`, never an exception.
+
+Tools whose output can be long say how to shorten it for a small model's context (the
+`Observation.shorten` the Toolbox calls with a token budget): run_snippet keeps a traceback's
+frames that matter, run_tests the failures before the passes, read_file the file's outline and
+the line numbers of what it left out.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from selfheal.agent.codeindex import CodeBase, CodeIndex, Definition
+from selfheal.agent.contextfit import CountFn, fit_lines, fit_source, fit_text, fit_traceback
 from selfheal.agent.history import History
 from selfheal.agent.llm.base import ToolSpec
 from selfheal.agent.localize import Localization
@@ -154,11 +160,25 @@ class RunSnippet:
             head = f"killed by signal {-result.returncode} after {result.duration_s:.2f}s (a resource limit?)"
         else:
             head = f"exit code {result.returncode} in {result.duration_s:.2f}s"
-        parts = [head]
-        parts += ["stdout:", stdout.rstrip("\n")] if stdout.strip() else ["stdout: (empty)"]
-        if stderr.strip():
-            parts += ["stderr:", stderr.rstrip("\n")]
-        return Observation("\n".join(parts), ok=result.ok, data=data)
+
+        def shorten(max_tokens: int, count: CountFn) -> str:
+            room = max_tokens - count(head) - 12  # the stdout:/stderr: labels
+            err = stderr
+            if stderr.strip():
+                err = fit_traceback(stderr, room // 2 if stdout.strip() else room, count=count)
+                room -= count(err)
+            text = _snippet_text(head, fit_text(stdout, max(room, 0), count=count), err)
+            return text if count(text) <= max_tokens else fit_text(text, max_tokens, count=count)
+
+        return Observation(_snippet_text(head, stdout, stderr), ok=result.ok, data=data, shorten=shorten)
+
+
+def _snippet_text(head: str, stdout: str, stderr: str) -> str:
+    parts = [head]
+    parts += ["stdout:", stdout.rstrip("\n")] if stdout.strip() else ["stdout: (empty)"]
+    if stderr.strip():
+        parts += ["stderr:", stderr.rstrip("\n")]
+    return "\n".join(parts)
 
 
 # -- run_tests --------------------------------------------------------------------------------
@@ -210,17 +230,33 @@ class RunTests:
             counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
         summary = ", ".join(f"{n} {o}" for o, n in sorted(counts.items()))
         lines = [f"{len(report.outcomes)} tests: {summary} ({report.duration_s:.2f}s)"]
+        # what a shortened answer keeps first: the summary, every failing test's name, what did
+        # not run, each failure's message and where it failed, the rest of the messages, passes
+        priorities: list[float] = [0]
         detailed = 0
         for nodeid, outcome in sorted(report.outcomes.items(), key=lambda i: (not i[1].failing, i[0])):
             lines.append(f"{outcome.outcome.upper()} {nodeid} ({outcome.duration:.3f}s)")
+            rank = len(lines) / 10_000
+            priorities.append(1 + rank if outcome.failing else 1000 + rank)
             if outcome.failing and detailed < 8:
                 detailed += 1
-                lines += [f"    {ln}" for ln in _failure_lines(outcome.message, outcome.details, root)]
+                details = _failure_lines(outcome.message, outcome.details, root)
+                lines += [f"    {ln}" for ln in details]
+                first_or_where = [i == 0 or line.startswith("at ") for i, line in enumerate(details)]
+                priorities += [(3 if kept else 4) + rank for kept in first_or_where]
         missing = [n for n in nodeids if not _has_outcome(n, report.outcomes)]
         for nodeid in missing:
             lines.append(f"NOT RUN {nodeid} (pytest reported no outcome for it)")
+            priorities.append(2)
+
+        def shorten(max_tokens: int, count: CountFn) -> str:
+            return fit_lines(lines, priorities, max_tokens, count=count)
+
         return Observation(
-            "\n".join(lines), ok=not missing, data={"status": report.status, "outcomes": outcomes}
+            "\n".join(lines),
+            ok=not missing,
+            data={"status": report.status, "outcomes": outcomes},
+            shorten=shorten,
         )
 
 
@@ -396,7 +432,15 @@ class ReadFile:
         if end < min(int(arguments.get("end_line", total)), total):
             tail = [f"… more: read_file {path} with start_line {end + 1}"]
         data = {"path": path, "lines": total, "start_line": start, "end_line": end}
-        return Observation("\n".join([head, *body, *tail]), data=data)
+
+        def shorten(max_tokens: int, count: CountFn) -> str:
+            note = "(shortened for the context: read a narrower range with start_line/end_line)"
+            room = max_tokens - count("\n".join([head, *tail, note])) - 4
+            source = "\n".join(lines[start - 1 : end])
+            fitted = fit_source(source, max(room, 0), first_line=start, numbered=True, count=count)
+            return "\n".join([head, *([fitted] if fitted else []), *tail, note])
+
+        return Observation("\n".join([head, *body, *tail]), data=data, shorten=shorten)
 
     def _not_found(self, path: str) -> str:
         text = f"no such file: {path}"

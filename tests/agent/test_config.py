@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from selfheal.agent.config import DEFAULT_TEST_COMMAND, build_config, read_repo_settings
+from selfheal.agent.config import DEFAULT_TEST_COMMAND, HealConfig, build_config, read_repo_settings
 from selfheal.agent.exceptions import ConfigError
+from selfheal.agent.llm import Price, ProviderSettings, RoleOverride
 
 
 def write_pyproject(root: Path, body: str) -> None:
@@ -69,3 +71,210 @@ def test_invalid_values_are_rejected(tmp_path, flags, message):
 def test_a_buildable_provider_is_accepted(tmp_path, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
     assert build_config(tmp_path, {"provider": "ollama"}).provider == "ollama"
+
+
+# -- model settings: [tool.selfheal.llm] and the flags -------------------------------------------
+MODEL_PYPROJECT = """
+[tool.selfheal]
+provider = "anthropic"
+max-iterations = 5
+
+[tool.selfheal.llm]
+model = "claude-sonnet-4-5"
+base-url = "https://llm-proxy.internal.example"
+api-key-env = "MY_CLAUDE_KEY"
+timeout = 120
+max-retries = 4
+context-tokens = 8192
+prices = {"claude-sonnet-4-5" = {input = 2.5, output = 12.5}}
+
+[tool.selfheal.llm.roles]
+generator = {provider = "ollama", model = "qwen2.5-coder:14b"}
+qa-adversarial = "ollama:llama3.2"
+critic = {model = "claude-haiku-4-5"}
+"""
+
+
+@pytest.fixture
+def claude_key(monkeypatch):
+    # building the providers (config validation does) reads the key from the named variable
+    monkeypatch.setenv("MY_CLAUDE_KEY", "sk-ant-test-not-real")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-real")
+
+
+def test_the_llm_table_configures_every_provider_setting(tmp_path, claude_key):
+    write_pyproject(tmp_path, MODEL_PYPROJECT)
+
+    config = build_config(tmp_path, {})
+
+    llm = config.llm
+    assert (config.provider, llm.provider, config.max_iterations) == ("anthropic", "anthropic", 5)
+    assert (llm.model, llm.base_url, llm.api_key_env) == (
+        "claude-sonnet-4-5",
+        "https://llm-proxy.internal.example",
+        "MY_CLAUDE_KEY",
+    )
+    assert (llm.timeout, llm.max_retries, llm.context_tokens) == (120.0, 4, 8192)
+    assert llm.price_for("claude-sonnet-4-5") == Price(2.5, 12.5)
+    assert llm.price_for("claude-opus-4-7") == Price(5.0, 25.0)  # the defaults stay
+    assert dict(llm.roles) == {
+        "generator": RoleOverride("ollama", "qwen2.5-coder:14b"),
+        "qa_adversarial": RoleOverride("ollama", "llama3.2"),
+        "critic": RoleOverride(model="claude-haiku-4-5"),
+    }
+    assert llm.for_role("critic").resolve(env={}).model == "claude-haiku-4-5"
+    assert llm.for_role("debugger").resolve(env={}).base_url == "https://llm-proxy.internal.example"
+
+
+def test_flags_win_over_the_llm_table(tmp_path, claude_key):
+    write_pyproject(tmp_path, MODEL_PYPROJECT)
+
+    config = build_config(
+        tmp_path,
+        {
+            "model": "claude-opus-4-7",
+            "roles": ["generator=ollama", "debugger=ollama:qwen2.5-coder:32b"],
+            "max_iterations": 2,
+        },
+    )
+
+    llm = config.llm
+    assert (llm.model, config.max_iterations) == ("claude-opus-4-7", 2)
+    assert llm.roles["debugger"] == RoleOverride("ollama", "qwen2.5-coder:32b")
+    assert llm.roles["critic"] == RoleOverride(model="claude-haiku-4-5")  # the file's, untouched
+    assert llm.for_role("debugger").resolve(env={}).model == "qwen2.5-coder:32b"
+    # the flag's override is whole: no model given, so Ollama's default, not the file's 14b
+    assert llm.roles["generator"] == RoleOverride("ollama")
+    assert llm.for_role("generator").resolve(env={}).model == "qwen2.5-coder:7b"
+
+
+def test_llamacpp_roles_are_checked_when_the_config_is_built(tmp_path, claude_key):
+    write_pyproject(tmp_path, MODEL_PYPROJECT)
+    # the GGUF named for the generator does not exist: said before any test runs
+    with pytest.raises(
+        ConfigError, match=r"llamacpp: (model file '/models/x.gguf' does not exist|.*needs llama)"
+    ):
+        build_config(tmp_path, {"roles": ["generator=llamacpp:/models/x.gguf"]})
+
+
+def test_another_provider_on_the_command_line_drops_the_files_model_and_endpoint(tmp_path, claude_key):
+    write_pyproject(tmp_path, MODEL_PYPROJECT)
+
+    llm = build_config(tmp_path, {"provider": "ollama"}).llm
+
+    # claude-sonnet-4-5 at the proxy with MY_CLAUDE_KEY would mean nothing to Ollama
+    assert (llm.provider, llm.model, llm.base_url, llm.api_key_env) == ("ollama", None, None, None)
+    assert (llm.timeout, llm.max_retries) == (120.0, 4)  # not tied to a provider: kept
+    assert llm.roles["generator"] == RoleOverride("ollama", "qwen2.5-coder:14b")
+
+
+def test_provider_none_on_the_command_line_switches_every_model_off(tmp_path):
+    # no key in the environment is needed: nothing of the file's model settings is built
+    write_pyproject(tmp_path, MODEL_PYPROJECT)
+
+    config = build_config(tmp_path, {"provider": "none"})
+
+    assert (config.provider, config.llm.model, dict(config.llm.roles)) == ("none", None, {})
+    assert config.llm.timeout == 120.0
+    # roles given with it still count
+    with_role = build_config(tmp_path, {"provider": "none", "roles": ["generator=ollama"]})
+    assert dict(with_role.llm.roles) == {"generator": RoleOverride("ollama")}
+
+
+def test_the_model_table_may_name_the_provider_itself(tmp_path, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    write_pyproject(tmp_path, '[tool.selfheal.llm]\nprovider = "ollama"\nmodel = "llama3.2"\n')
+    config = build_config(tmp_path, {})
+    assert (config.provider, config.llm.provider, config.llm.model) == ("ollama", "ollama", "llama3.2")
+    # and a file without a provider lends its model to the one on the command line
+    write_pyproject(tmp_path, '[tool.selfheal.llm]\nmodel = "llama3.2"\n')
+    assert build_config(tmp_path, {"provider": "ollama"}).llm.model == "llama3.2"
+
+
+def test_defaults_without_a_model():
+    config = HealConfig(repo=Path("."))
+    assert (config.provider, config.llm, config.max_iterations) == ("none", ProviderSettings(), 3)
+    # the settings follow the provider name, however the config was made
+    assert replace(config, provider="ollama").llm.provider == "ollama"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            '[tool.selfheal.llm]\napi-key = "sk-ant-api03-secret"\n',
+            r"\[tool.selfheal.llm\] api-key: a key is never read from pyproject.toml .* api-key-env",
+        ),
+        (
+            '[tool.selfheal]\nanthropic-api-key = "sk-ant-api03-secret"\n',
+            r"\[tool.selfheal\] anthropic-api-key: a key is never read from pyproject.toml",
+        ),
+        (
+            '[tool.selfheal.llm.roles]\ngenerator = {provider = "ollama", token = "sk-ant-api03-secret"}\n',
+            r"\[tool.selfheal.llm\] roles.generator token: a key is never read",
+        ),
+        (
+            '[tool.selfheal.llm]\napi-key-env = "sk-ant-api03-secret"\n',
+            r"api-key-env must be the NAME of an environment variable .* not a key",
+        ),
+        (
+            '[tool.selfheal.llm]\nbase-url = "https://me:sk-ant-api03-secret@proxy.example"\n',
+            "a base-url carries a password",
+        ),
+    ],
+    ids=["api-key", "top-level-key", "role-token", "key-as-env-name", "password-in-url"],
+)
+def test_a_key_in_pyproject_is_refused_without_repeating_it(tmp_path, body, message):
+    write_pyproject(tmp_path, body)
+    with pytest.raises(ConfigError, match=message) as caught:
+        read_repo_settings(tmp_path)
+    assert "sk-ant-api03-secret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            '[tool.selfheal.llm.roles]\nplanner = {provider = "ollama"}\n',
+            "unknown role 'planner'; roles are: ",
+        ),
+        ('[tool.selfheal.llm.roles]\ngenerator = {provider = "gpt"}\n', "unknown provider 'gpt'"),
+        (
+            '[tool.selfheal.llm.roles]\ngenerator = {modle = "x"}\n',
+            r"role 'generator': unknown keys \['modle'\]",
+        ),
+        ("[tool.selfheal.llm.roles]\ngenerator = 7\n", "role 'generator': expected a table"),
+        ('[tool.selfheal.llm]\nmodle = "x"\n', "unknown provider setting 'modle'"),
+        ('[tool.selfheal.llm]\ntimeout = "soon"\n', "provider setting timeout must be a number"),
+        ('[tool.selfheal]\nllm = "anthropic"\n', r"\[tool.selfheal.llm\] must be a table"),
+        ('[tool.selfheal.llm]\nroles = "generator=ollama"\n', r"\[tool.selfheal.llm\] roles must be a table"),
+        (
+            '[tool.selfheal]\nprovider = "ollama"\n[tool.selfheal.llm]\nprovider = "anthropic"\n',
+            "provider is 'ollama' in \\[tool.selfheal\\] but 'anthropic' in \\[tool.selfheal.llm\\]",
+        ),
+        ("[tool.selfheal]\nmax-iterations = 'three'\n", "max-iterations has an invalid value 'three'"),
+    ],
+)
+def test_invalid_model_settings_name_the_file_and_the_problem(tmp_path, body, message):
+    write_pyproject(tmp_path, body)
+    with pytest.raises(ConfigError, match=message) as caught:
+        read_repo_settings(tmp_path)
+    assert str(caught.value).startswith(f"{tmp_path / 'pyproject.toml'}: ")
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ({"roles": ["generator"]}, "--role 'generator': expected ROLE=PROVIDER\\[:MODEL\\]"),
+        ({"roles": ["=ollama"]}, "--role '=ollama': expected ROLE=PROVIDER\\[:MODEL\\]"),
+        ({"roles": ["planner=ollama"]}, "--role unknown role 'planner'"),
+        ({"roles": ["generator=gpt:4"]}, "--role unknown provider 'gpt'"),
+        ({"roles": ["generator=:qwen"]}, "--role ':qwen': expected PROVIDER\\[:MODEL\\]"),
+        ({"roles": ["generator=ollama:"]}, "--role 'ollama:': nothing after ':'"),
+        ({"model": "qwen2.5-coder:7b"}, "--model names a model for the main provider, which is none"),
+        ({"max_iterations": 0}, "--max-iterations must be at least 1"),
+    ],
+)
+def test_invalid_model_flags_are_rejected(tmp_path, flags, message):
+    with pytest.raises(ConfigError, match=message):
+        build_config(tmp_path, flags)

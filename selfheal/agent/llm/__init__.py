@@ -7,7 +7,8 @@ tools emulated in the prompt), and `none`: no model, the embedded search engine 
 `ProviderSettings` configures them (defaults are the real services), `make_provider` and
 `providers_for_roles` build them, `UsageLedger` sums tokens and dollars per role.
 `ScriptedModel` replays fixed replies; it drives tests of the model-driven loop against real
-sandboxes, the way a `MockTransport` drives an HTTP client. SDKs are imported only when a
+sandboxes, the way a `MockTransport` drives an HTTP client. `ScriptedLlama` does the same one level
+down, in place of llama-cpp-python's `Llama` under the real `LlamaCppProvider`. SDKs are imported only when a
 provider that needs one is built.
 """
 
@@ -22,7 +23,7 @@ from selfheal.agent.llm.base import (
     make_provider,
 )
 from selfheal.agent.llm.factory import providers_for_roles
-from selfheal.agent.llm.scripted import ScriptedModel, ScriptExhausted
+from selfheal.agent.llm.scripted import LlamaOutput, ScriptedLlama, ScriptedModel, ScriptExhausted
 from selfheal.agent.llm.settings import (
     DEFAULT_PRICES,
     PROVIDERS,
@@ -37,6 +38,7 @@ __all__ = [
     "PROVIDERS",
     "ROLES",
     "LedgerEntry",
+    "LlamaOutput",
     "Message",
     "MeteredProvider",
     "Price",
@@ -45,6 +47,7 @@ __all__ = [
     "Reply",
     "RoleOverride",
     "ScriptExhausted",
+    "ScriptedLlama",
     "ScriptedModel",
     "ToolCall",
     "ToolSpec",

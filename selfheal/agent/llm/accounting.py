@@ -127,6 +127,14 @@ class MeteredProvider:
     def name(self) -> str:
         return self.provider.name
 
+    @property
+    def context_tokens(self) -> int | None:
+        return getattr(self.provider, "context_tokens", None)
+
+    def count_tokens(self, text: str) -> int | None:
+        count = getattr(self.provider, "count_tokens", None)
+        return count(text) if count is not None else None
+
     def complete(
         self,
         messages: list[Message],

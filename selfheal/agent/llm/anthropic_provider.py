@@ -56,6 +56,11 @@ class AnthropicProvider:
     def close(self) -> None:
         self._client.close()
 
+    @property
+    def context_tokens(self) -> int | None:
+        """Only when configured: Claude's windows (200k tokens and more) are the API's to enforce."""
+        return self._settings.context_tokens
+
     def complete(
         self,
         messages: list[Message],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from selfheal.agent.llm.settings import ProviderSettings
@@ -93,6 +93,18 @@ class Provider(Protocol):
         schema: dict[str, Any] | None = None,
         max_tokens: int,
     ) -> Reply: ...
+
+
+# Optional on a provider, never required (agent/contextfit.py reads them with getattr/isinstance):
+#   context_tokens: int | None   the context window a request must fit in, when known
+#   count_tokens(text)           the model's own token count (below)
+
+
+@runtime_checkable
+class TokenCounting(Protocol):
+    """A provider that can count tokens as its model does; None when it cannot right now."""
+
+    def count_tokens(self, text: str) -> int | None: ...
 
 
 def make_provider(

@@ -3,7 +3,8 @@
 `model` is the path of the GGUF file (default $SELFHEAL_LLAMACPP_MODEL). The library is imported
 only when this provider is built, so selfheal works without it. The model file is loaded on the
 first call (not when the provider is built: config validation builds providers too), once, and
-calls are serialized (a llama.cpp context is not thread-safe).
+calls are serialized (a llama.cpp context is not thread-safe). A `Llama` (or anything with its
+`create_chat_completion`, e.g. `ScriptedLlama`) may be handed in instead: then no file is loaded.
 
 Tools are emulated through the prompt and a JSON answer (see toolprompt.py); a `schema` (or the
 tool contract) is enforced with llama.cpp's grammar via
@@ -16,7 +17,7 @@ from __future__ import annotations
 import importlib.util
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from selfheal.agent.exceptions import ConfigError, ProviderBadRequest, ProviderUnavailable
 from selfheal.agent.llm.accounting import priced_usage
@@ -36,10 +37,28 @@ def llama_cpp_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
 
+class LlamaLike(Protocol):
+    """What the provider uses of `llama_cpp.Llama`: the OpenAI-shaped chat completion."""
+
+    def create_chat_completion(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
 class LlamaCppProvider:
     name = "llamacpp"
 
-    def __init__(self, resolved: Resolved, settings: ProviderSettings) -> None:
+    def __init__(
+        self, resolved: Resolved, settings: ProviderSettings, *, llama: LlamaLike | None = None
+    ) -> None:
+        self._settings = settings
+        self._lock = threading.Lock()
+        # a handed-in model belongs to the caller: close() leaves it alone
+        self._owned = llama is None
+        self._llama: Any = llama
+        if llama is not None:
+            # neither the library nor the file is needed: `model` only names the model in replies
+            self.model_path = Path(resolved.model)
+            self.model = self.model_path.name
+            return
         if not llama_cpp_available():
             raise ConfigError(INSTALL_HINT)
         path = Path(resolved.model).expanduser()
@@ -50,16 +69,13 @@ class LlamaCppProvider:
             )
         self.model_path = path
         self.model = path.name
-        self._settings = settings
-        self._llama: Any = None
-        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"LlamaCppProvider(model_path={str(self.model_path)!r})"
 
     def close(self) -> None:
         with self._lock:
-            if self._llama is not None:
+            if self._llama is not None and self._owned:
                 self._llama.close()
                 self._llama = None
 
@@ -78,6 +94,23 @@ class LlamaCppProvider:
                     f"llamacpp: cannot load {self.model_path}: {exc}", provider=self.name
                 ) from exc
         return self._llama
+
+    @property
+    def context_tokens(self) -> int:
+        """The context window the model has (n_ctx) or will be loaded with: a longer prompt is refused."""
+        n_ctx = getattr(self._llama, "n_ctx", None)
+        if callable(n_ctx):
+            return int(n_ctx())
+        return self._settings.context_tokens or DEFAULT_CONTEXT
+
+    def count_tokens(self, text: str) -> int | None:
+        """The model's own token count of `text` (loads the model, which the next call needs
+        anyway); None for a handed-in model without a tokenizer."""
+        with self._lock:
+            tokenize = getattr(self._load(), "tokenize", None)
+            if tokenize is None:
+                return None
+            return len(tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def complete(
         self,

@@ -50,6 +50,12 @@ class OllamaProvider:
     def close(self) -> None:
         self._client.close()
 
+    @property
+    def context_tokens(self) -> int | None:
+        """num_ctx as configured; None when the server decides (its default, OLLAMA_CONTEXT_LENGTH
+        or the model file's), which this client cannot know."""
+        return self._settings.context_tokens
+
     def complete(
         self,
         messages: list[Message],

@@ -157,8 +157,7 @@ class ProviderSettings:
         if self.schema_via not in SCHEMA_VIA:
             raise ConfigError(f"provider schema-via must be one of: {', '.join(SCHEMA_VIA)}")
         for role, override in self.roles.items():
-            if role not in ROLES:
-                raise ConfigError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
+            check_role(role)
             if not isinstance(override, RoleOverride):
                 raise ConfigError(f"role {role!r}: expected a RoleOverride, got {type(override).__name__}")
             if override.provider is not None:
@@ -169,8 +168,7 @@ class ProviderSettings:
     def for_role(self, role: str) -> ProviderSettings:
         """The settings one role runs with. A role that switches provider gets that provider's
         defaults for model, base URL and key variable unless its override names them."""
-        if role not in ROLES:
-            raise ConfigError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
+        check_role(role)
         override = self.roles.get(role)
         if override is None:
             return self
@@ -284,18 +282,65 @@ def _parse_prices(data: Any) -> dict[str, Price]:
     return out
 
 
+def parse_provider_spec(spec: str) -> RoleOverride:
+    """`PROVIDER[:MODEL]` -> RoleOverride. Split at the FIRST colon: provider names have none, while
+    model names may (Ollama tags such as `qwen2.5-coder:7b`, a Windows path to a GGUF file), so
+    `ollama:qwen2.5-coder:7b` is provider `ollama`, model `qwen2.5-coder:7b`."""
+    provider, colon, model = spec.strip().partition(":")
+    provider = provider.strip()
+    if not provider:
+        raise ConfigError(f"{spec!r}: expected PROVIDER[:MODEL], e.g. ollama:qwen2.5-coder:7b")
+    check_provider(provider)
+    if colon and not model.strip():
+        raise ConfigError(f"{spec!r}: nothing after ':'; give a model or leave out the colon")
+    return RoleOverride(provider=provider, model=model.strip() or None)
+
+
+def parse_role_spec(spec: str) -> tuple[str, RoleOverride]:
+    """`ROLE=PROVIDER[:MODEL]` (the command line's --role) -> (role, override). The role is what
+    comes before the first "=" (dashes or underscores: qa-adversarial = qa_adversarial); the rest
+    is split by `parse_provider_spec`."""
+    role, equals, rest = spec.partition("=")
+    role = role.strip().replace("-", "_")
+    if not equals or not role:
+        raise ConfigError(f"{spec!r}: expected ROLE=PROVIDER[:MODEL], e.g. generator=ollama:qwen2.5-coder:7b")
+    check_role(role)
+    return role, parse_provider_spec(rest)
+
+
+def check_role(role: str) -> None:
+    if role not in ROLES:
+        raise ConfigError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
+
+
 def _parse_roles(data: Any) -> dict[str, RoleOverride]:
+    if not isinstance(data, Mapping):
+        raise ConfigError("roles must be a table of role = {provider = ..., model = ...}")
     out: dict[str, RoleOverride] = {}
-    for role, value in dict(data).items():
+    for raw_role, value in dict(data).items():
+        role = str(raw_role).replace("-", "_")
+        check_role(role)
         if isinstance(value, RoleOverride):
             out[role] = value
             continue
+        if isinstance(value, str):  # the command line's shorthand also works in a file
+            out[role] = parse_provider_spec(value)
+            continue
+        if not isinstance(value, Mapping):
+            raise ConfigError(
+                f'role {role!r}: expected a table such as {{provider = "ollama", model = "..."}} '
+                'or a string "PROVIDER[:MODEL]"'
+            )
         extra = set(value) - {"provider", "model", "base_url", "base-url"}
         if extra:
             raise ConfigError(f"role {role!r}: unknown keys {sorted(extra)}; use provider, model, base-url")
-        out[role] = RoleOverride(
-            provider=value.get("provider"),
-            model=value.get("model"),
-            base_url=value.get("base_url") or value.get("base-url"),
-        )
+        fields_ = {
+            "provider": value.get("provider"),
+            "model": value.get("model"),
+            "base_url": value.get("base_url", value.get("base-url")),
+        }
+        for name, item in fields_.items():
+            if item is not None and not isinstance(item, str):
+                raise ConfigError(f"role {role!r}: {name.replace('_', '-')} must be a string")
+        out[role] = RoleOverride(**fields_)
     return out

@@ -6,6 +6,7 @@ import pytest
 
 from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.llm import DEFAULT_PRICES, ROLES, Price, ProviderSettings, RoleOverride
+from selfheal.agent.llm.settings import parse_role_spec
 
 
 def test_defaults_are_the_real_services():
@@ -155,3 +156,36 @@ def test_prices_match_dated_model_names_and_nothing_else():
 
 def test_every_role_is_known():
     assert ROLES == ("spec_tests", "qa_adversarial", "debugger", "generator", "critic", "memory")
+
+
+@pytest.mark.parametrize(
+    ("spec", "role", "override"),
+    [
+        ("generator=ollama:qwen2.5-coder:7b", "generator", RoleOverride("ollama", "qwen2.5-coder:7b")),
+        ("debugger=anthropic", "debugger", RoleOverride("anthropic")),
+        (
+            "qa-adversarial=anthropic:claude-haiku-4-5",
+            "qa_adversarial",
+            RoleOverride("anthropic", "claude-haiku-4-5"),
+        ),
+        ("memory=llamacpp:C:/models/x.gguf", "memory", RoleOverride("llamacpp", "C:/models/x.gguf")),
+        ("critic=none", "critic", RoleOverride("none")),
+    ],
+)
+def test_role_specs_split_at_the_first_equals_then_the_first_colon(spec, role, override):
+    assert parse_role_spec(spec) == (role, override)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("generator", r"'generator': expected ROLE=PROVIDER\[:MODEL\]"),
+        ("generator=", r"'': expected PROVIDER\[:MODEL\]"),
+        ("generator=ollama:", "'ollama:': nothing after ':'"),
+        ("planner=ollama", "unknown role 'planner'"),
+        ("generator=qwen2.5-coder:7b", "unknown provider 'qwen2.5-coder'"),
+    ],
+)
+def test_bad_role_specs_say_what_was_expected(spec, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_role_spec(spec)
