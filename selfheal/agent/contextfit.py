@@ -554,3 +554,32 @@ def _short(value: Any, limit: int = 40) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- one prompt field within what the window leaves ------------------------------------------------
+def fit_field(
+    render: Callable[[str], Sequence[Message]],
+    text: str,
+    provider: object,
+    answer_tokens: int,
+    *,
+    focus_lines: Iterable[int] = (),
+    source: bool = True,
+    schema: dict[str, Any] | None = None,
+) -> str:
+    """`text`, one field of a prompt, cut to what the provider's window leaves once the rest of
+    the prompt (`render("")`), the schema and the answer's room are counted. Unchanged when the
+    window is unknown or the text fits. Source keeps the focus lines and their enclosing defs;
+    other text keeps its head and tail."""
+    window = context_tokens_of(provider)
+    if window is None or not text:
+        return text
+    count = token_counter(provider)
+    reserve = min(answer_tokens, max(window // 8, 512))
+    budget = window - reserve - request_tokens(render(""), schema=schema, count=count)
+    if count(text) <= budget:
+        return text
+    budget = max(budget, 64)
+    return (
+        fit_source(text, budget, focus_lines, count=count) if source else fit_text(text, budget, count=count)
+    )

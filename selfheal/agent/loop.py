@@ -252,6 +252,9 @@ class HealRun:
             for t in targets[:10]
         )
         qa = self.strategy.qa if isinstance(self.strategy, ModelStrategy) else None
+        qa_lessons = (
+            self.strategy.lessons if isinstance(self.strategy, ModelStrategy) else lambda: "(none yet)"
+        )
         return NewTests(
             TestProver(self.session, self.runner, self.base_text, self.python),
             self.events,
@@ -259,7 +262,8 @@ class HealRun:
             edge_cases=self.edge_cases,
             context=TestContext(
                 failing=failing, existing="\n\n".join(existing),
-                issue=str(self.config.extra.get("context") or ""), lessons=lambda: "(none yet)",
+                issue=str(self.config.extra.get("context") or ""),
+                lessons=qa_lessons,
             ),
             existing_files=frozenset(self.workspace.files),
         )  # fmt: skip
@@ -428,7 +432,7 @@ class HealRun:
             review = strategy.review(
                 diagnosis=_describe_diagnosis(result), patch=result.patch,
                 failing="\n".join(targets[:10]), new_tests="\n\n".join(result.test_files.values()),
-                lessons="(none yet)",
+                lessons=strategy.lessons(),
             )  # fmt: skip
             info.update(
                 decision=review.decision if review else "no usable answer",

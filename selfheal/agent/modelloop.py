@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from selfheal.agent.answers import AnswerRecord, ask_structured
+from selfheal.agent.contextfit import fit_field
 from selfheal.agent.debugger import Debugger, DebugResult
 from selfheal.agent.events import Event, EventSink, Trace
 from selfheal.agent.exceptions import ConfigError, ProviderError
@@ -24,6 +25,7 @@ from selfheal.agent.llm.accounting import BudgetSpent, MeteredProvider, UsageLed
 from selfheal.agent.llm.base import Provider, Usage
 from selfheal.agent.llm.factory import providers_for_roles
 from selfheal.agent.llm.settings import ProviderSettings
+from selfheal.agent.memory import Memory
 from selfheal.agent.prompts import PromptLibrary
 from selfheal.agent.qa import ModelQA
 from selfheal.agent.repair import Budget, RepairContext, RepairOutcome, ScreenFn
@@ -116,15 +118,15 @@ class ModelStrategy:
         known_files: frozenset[str],
         protected: tuple[str, ...],
         events: EventSink | None = None,
-        lessons: Callable[[], str] = lambda: "(none yet)",
     ) -> None:
         self.setup = setup
         self.events: EventSink = events or Trace()  # where each diagnosis is reported as it ends
-        self.lessons = lessons  # the rolling lessons, as the prompts show them
         self.toolbox_for = toolbox_for
         self.known_files = known_files
         self.search = SearchStrategy()
         self.ledger = UsageLedger(token_budget=setup.token_budget, usd_budget=setup.usd_budget)
+        self.memory = Memory(self._metered(setup.memory, "memory"), setup.prompts)
+        self.lessons = self.memory.render  # the rolling lessons, as the prompts show them
         self.debugger = MeteredProvider(setup.debugger, "debugger", self.ledger)
         self.stopped_because = ""  # why the model stopped early (a budget, a provider failure)
         self._widened = False  # the search already had the whole remaining budget
@@ -154,10 +156,18 @@ class ModelStrategy:
         without a usable answer (the verdict stands either way)."""
         if self.critic is None:
             return None
-        messages = self.setup.prompts.render(
-            "critic", diagnosis=diagnosis, patch=patch[:MAX_SOURCE_CHARS], failing=failing,
-            new_tests=new_tests or "(none)", lessons=lessons or "(none yet)",
-        )  # fmt: skip
+
+        def render(tests: str):
+            return self.setup.prompts.render(
+                "critic", diagnosis=diagnosis, patch=patch[:MAX_SOURCE_CHARS], failing=failing,
+                new_tests=tests or "(none)", lessons=lessons or "(none yet)",
+            )  # fmt: skip
+
+        schema = self.setup.prompts.get("critic").schema
+        room = self.setup.max_tokens
+        text = new_tests[:MAX_SOURCE_CHARS]
+        tests = fit_field(render, text, self.critic, room, source=False, schema=schema)
+        messages = render(tests)
         value, record = ask_structured(
             self.critic, messages, self.setup.prompts.get("critic").schema, max_tokens=self.setup.max_tokens
         )
@@ -178,7 +188,9 @@ class ModelStrategy:
             "A reviewer sent your previous patch back, although it passed the tests: "
             f"{review.reason}\nWrite new blocks against the original file."
         )
-        return self.generator.repair(context, screen, budget, diagnosis=diagnosis, feedback=feedback)
+        return self.generator.repair(
+            context, screen, budget, diagnosis=diagnosis, feedback=feedback, lessons=self.lessons()
+        )
 
     def _metered(self, provider: Provider | None, role: str) -> Provider | None:
         return MeteredProvider(provider, role, self.ledger) if provider is not None else None
@@ -188,6 +200,34 @@ class ModelStrategy:
         return self.ledger.total
 
     def repair(self, context: RepairContext, screen: ScreenFn, budget: Budget) -> RepairOutcome:
+        diagnosed, answered = len(self.diagnoses), self.generator.log.answers
+        outcome = self._repair(context, screen, budget)
+        if len(self.diagnoses) > diagnosed or self.generator.log.answers > answered:
+            self.remember(outcome, self.diagnoses[diagnosed:])
+        return outcome
+
+    def remember(self, outcome: RepairOutcome, diagnoses: list[DebugResult]) -> None:
+        """The round's facts into the rolling lessons the next prompts show."""
+        facts = []
+        for debug in diagnoses:
+            d = debug.diagnosis
+            if d is not None:
+                facts.append(f"diagnosis: {d.root_cause} ({d.file}:{d.line}, confidence {d.confidence:.2f})")
+        for screening in outcome.ruled_out[:3]:
+            said = [f"tried {screening.candidate.description}"]
+            if screening.still_failing:
+                said.append(f"still failing {sorted(screening.still_failing)[0]}")
+            if screening.broken:
+                said.append(f"broke {sorted(screening.broken)[0]}")
+            facts.append("; ".join(said))
+        facts += [f"an edit did not apply: {problem}" for problem in self.generator.log.problems[-2:]]
+        if outcome.plausible:
+            facts.append(f"passed screening: {outcome.plausible[0].candidate.description}")
+        started = time.time()
+        self.memory.update(facts)
+        self.events.emit(Event("memory", started, time.time(), {**self.memory.trace(), "facts": len(facts)}))
+
+    def _repair(self, context: RepairContext, screen: ScreenFn, budget: Budget) -> RepairOutcome:
         outcome = RepairOutcome()
         share = self.setup.search_share
         if share > 0 and _merge(outcome, self._search(context, screen, budget, share)).plausible:
@@ -217,7 +257,10 @@ class ModelStrategy:
             if _merge(outcome, self._search(context, screen, budget, 1.0)).plausible:
                 return True
         return bool(
-            _merge(outcome, self.generator.repair(context, screen, budget, diagnosis=diagnosis)).plausible
+            _merge(
+                outcome,
+                self.generator.repair(context, screen, budget, diagnosis=diagnosis, lessons=self.lessons()),
+            ).plausible
         )
 
     def diagnose(self, context: RepairContext) -> DebugResult:

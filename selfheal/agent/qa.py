@@ -18,6 +18,7 @@ from typing import Any
 
 from selfheal.agent.answers import AnswerRecord, ask_structured
 from selfheal.agent.codeindex import Definition
+from selfheal.agent.contextfit import fit_field
 from selfheal.agent.llm.base import Provider, Usage
 from selfheal.agent.newtests import TestCase
 from selfheal.agent.prompts import PromptLibrary
@@ -100,16 +101,20 @@ class ModelQA:
         """Edge-case tests aimed at `code`, the function as it is now (after the fix)."""
         if self.adversarial is None:
             return []
-        messages = self.prompts.render(
-            "qa_adversarial",
-            function=definition.qualname,
-            module=module,
-            file=definition.file,
-            source=code[:MAX_CODE_CHARS],
-            failing=failing or "(none)",
-            existing_tests=(existing or "(none)")[:MAX_EXISTING_CHARS],
-            lessons=lessons or "(none yet)",
+
+        def render(existing_tests: str):
+            return self.prompts.render(
+                "qa_adversarial", function=definition.qualname, module=module, file=definition.file,
+                source=code[:MAX_CODE_CHARS], failing=failing or "(none)",
+                existing_tests=existing_tests or "(none)", lessons=lessons or "(none yet)",
+            )  # fmt: skip
+
+        schema = self.prompts.get("qa_adversarial").schema
+        # the existing tests are context only: in a small window they give way first
+        fitted = fit_field(
+            render, existing[:MAX_EXISTING_CHARS], self.adversarial, self.max_tokens, schema=schema
         )
+        messages = render(fitted)
         value = self._ask("qa_adversarial", self.adversarial, messages)
         return self._cases(value, "qa_adversarial", definition, reason_key="edge_case")
 

@@ -89,22 +89,22 @@ class NewTests:
     def for_patch(
         self, result: HealResult, failing_tests: list[str], *, reuse: bool = False
     ) -> tuple[TestGeneration, dict[str, str]]:
-        """Write, prove and render the tests for the patch in `result`. `reuse`: prove the cases
-        of the previous call again (for a replacement patch) instead of asking the writers anew."""
+        """Write, prove and render the tests for the patch in `result`. `reuse` (a replacement
+        patch): the model's cases of the previous call are proven again instead of asking the model
+        anew; the embedded generator runs again, since its tests pin the patched code's results."""
         generation = TestGeneration()
         files: dict[str, str] = {}
         patched = {**result.base_texts, **result.changes}
-        functions = [] if reuse else _changed_functions(result, patched)
-        by_target: dict[str, list[TestCase]] = (
-            {t: list(c) for t, c in self.collected.items()} if reuse else {}
-        )
-        for case in [] if reuse else self.spec_cases:
+        functions = _changed_functions(result, patched)
+        by_target: dict[str, list[TestCase]] = {}
+        kept = [c for cases in self.collected.values() for c in cases if c.origin != "embedded"]
+        for case in kept if reuse else self.spec_cases:
             by_target.setdefault(case.target, []).append(case)
         for definition in functions:
             module = module_name(definition.file)
             target = f"{definition.file}::{definition.qualname}"
             cases = by_target.setdefault(target, [])
-            if self.qa is not None and self.qa.adversarial is not None:
+            if self.qa is not None and self.qa.adversarial is not None and not reuse:
                 started = time.time()
                 code = "\n".join(
                     patched[definition.file].splitlines()[definition.line - 1 : definition.end_line]

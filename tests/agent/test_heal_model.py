@@ -697,7 +697,14 @@ def test_a_generated_test_failing_on_the_patch_gets_its_own_repair(tmp_path: Pat
              "code": "def test_far_above():\n    assert clamp(10**9, 0, 10) == 10\n"},
         ],
     }))])  # fmt: skip
-    setup = ModelSetup(debugger=debugger, generator=generator, qa_adversarial=qa, search_share=0.0, samples=1)
+    lesson = "clamp's upper branch returned low; returning high fixed test_above."
+    memory = ScriptedModel([
+        Reply(json.dumps({"lessons": [lesson]})),
+        Reply(json.dumps({"lessons": [lesson, "clamp must refuse low > high, as its docstring says."]})),
+    ])  # fmt: skip
+    setup = ModelSetup(
+        debugger=debugger, generator=generator, qa_adversarial=qa, memory=memory, search_share=0.0, samples=1
+    )
     trace = Trace()
     result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), trace, model=setup)
 
@@ -706,14 +713,22 @@ def test_a_generated_test_failing_on_the_patch_gets_its_own_repair(tmp_path: Pat
         ln[1:].strip() for ln in result.patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")
     ]
     assert added == ["if low > high:", 'raise ValueError(f"empty range [{low}, {high}]")', "return high"]
-    kinds = {t.name: t.kind for t in result.verdict.new_tests}
+    kinds = {t["name"]: t["kind"] for t in build_report(result)["new_tests"] if t["origin"] == "qa_adversarial"}
     # both fail on the base code: there, clamp(5, 10, 0) returns 10 and clamp(10**9, 0, 10) returns 0
     assert kinds == {"test_reversed_range_is_refused": "fail_to_pass", "test_far_above": "fail_to_pass"}
     assert "the code before the fix" in result.test_files["tests/test_selfheal_clamp.py"]
     assert result.tests.discarded == []
     assert any("a further repair made them pass" in note for note in result.notes)
-    # the second diagnosis was about the generated test, with what it said on the first patch
+    # the second diagnosis was about the generated test, with what it said on the first patch,
+    # and with the lesson the memory kept from the first round
     assert "test_reversed_range_is_refused" in debugger.calls[1]["messages"][1].content
+    assert f"- {lesson}" in debugger.calls[1]["messages"][1].content
+    assert (
+        "tried" in memory.calls[0]["messages"][-1].content
+        or "diagnosis" in memory.calls[0]["messages"][-1].content
+    )
+    updates = [e.data for e in trace.events if e.node == "memory"]
+    assert [u["count"] for u in updates] == [1, 2] and {u["source"] for u in updates} == {"model"}
     assert apply_and_test(repo, result.patch, tmp_path).returncode == 0
 
 

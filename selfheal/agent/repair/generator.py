@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from selfheal.agent.config import DEFAULT_PROTECTED
+from selfheal.agent.contextfit import fit_field
 from selfheal.agent.debugger import Diagnosis
 from selfheal.agent.editblocks import edits_from_answer
 from selfheal.agent.llm.base import Provider, Usage
@@ -128,16 +129,18 @@ class GeneratorStrategy:
 
     def _messages(self, context: RepairContext, focus: tuple[str, str, str], lessons: str, feedback: str):
         file, function, cause = focus
-        return self.prompts.render(
-            ROLE,
-            diagnosis=cause,
-            file=file,
-            function=function,
-            source=context.sources.get(file, "")[:MAX_SOURCE_CHARS],
-            failing=self._failing(context),
-            lessons=lessons or "(none)",
-            feedback=feedback,
-        )
+
+        def render(source: str):
+            return self.prompts.render(
+                ROLE, diagnosis=cause, file=file, function=function, source=source,
+                failing=self._failing(context), lessons=lessons or "(none)", feedback=feedback,
+            )  # fmt: skip
+
+        lines = sorted({s.line for s in context.localization.top_lines(limit=10) if s.file == file})
+        # a small model's window: the file cut around the suspicious lines, their defs kept whole
+        source = fit_field(render, context.sources.get(file, "")[:MAX_SOURCE_CHARS], self.provider,
+                           self.max_tokens, focus_lines=lines)  # fmt: skip
+        return render(source)
 
     def _try(
         self,
