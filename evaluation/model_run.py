@@ -54,6 +54,9 @@ def main() -> int:
     setup = replace(setup, search_share=0.0, samples=args.samples)
     header = f"{'example':<11}{'status':<12}{'fix by':<11}{'steps':>6}{'tools':>6}  {'diagnosis':<10}"
     print(header + f"{'answers':>8}{'unapplied':>10}{'tokens':>14}{'wall s':>8}")
+    totals = {
+        role: [0, 0] for role in ("spec_tests", "qa_adversarial", "debugger", "generator", "memory", "critic")
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             repo = copy_example(name, Path(tmp))
@@ -74,7 +77,43 @@ def main() -> int:
             )
             if gen.get("model_stopped"):
                 print(f"{'':<11}{gen['model_stopped'][:150]}")
+            for role, (valid, degraded) in answer_counts(trace).items():
+                totals[role][0] += valid
+                totals[role][1] += degraded
+            shipped = [t for t in result.verdict.new_tests] if result.verdict else []
+            print(f"{'':<11}new tests shipped: {len(shipped)}; discarded: {len(result.tests.discarded)}")
+    print("\nmodel answers per role: valid / degraded (degraded = no usable answer after salvage and retry)")
+    for role, (valid, degraded) in totals.items():
+        print(f"  {role:<15}{valid:>4} valid {degraded:>4} degraded")
     return 0
+
+
+def answer_counts(trace: Trace) -> dict[str, tuple[int, int]]:
+    """Every model answer of one heal, valid or degraded, per role, from its trace."""
+    counts: dict[str, list[int]] = {}
+
+    def add(role: str, degraded: bool) -> None:
+        counts.setdefault(role, [0, 0])[1 if degraded else 0] += 1
+
+    for event in trace.events:
+        data = event.data
+        if event.end is None:
+            continue
+        if event.node == "debugger":
+            add("debugger", bool(data.get("degraded")))
+        elif event.node == "generator":
+            for _ in range(data.get("answers", 0) - data.get("not_applied", 0)):
+                add("generator", False)
+            for _ in range(data.get("not_applied", 0)):
+                add("generator", True)
+        elif event.node == "qa":
+            for answer in data.get("answers", []):
+                add(answer["role"], bool(answer["degraded"]))
+        elif event.node == "memory":
+            add("memory", bool(data.get("degraded")))
+        elif event.node == "critic":
+            add("critic", data.get("decision") == "no usable answer")
+    return {role: (v, d) for role, (v, d) in counts.items()}
 
 
 if __name__ == "__main__":

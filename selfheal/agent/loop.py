@@ -508,6 +508,8 @@ class HealRun:
             "prompt": strategy.setup.prompts.get("generator").trace(),
             "model_stopped": strategy.stopped_because,
         }))  # fmt: skip
+        if strategy.qa.log.records:
+            self.events.emit(Event("qa", now, now, strategy.qa.log.trace()))
         confident = [d.diagnosis for d in strategy.diagnoses if d.diagnosis is not None]
         if confident:
             self.result.model_diagnosis = confident[-1]

@@ -713,7 +713,9 @@ def test_a_generated_test_failing_on_the_patch_gets_its_own_repair(tmp_path: Pat
         ln[1:].strip() for ln in result.patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")
     ]
     assert added == ["if low > high:", 'raise ValueError(f"empty range [{low}, {high}]")', "return high"]
-    kinds = {t["name"]: t["kind"] for t in build_report(result)["new_tests"] if t["origin"] == "qa_adversarial"}
+    kinds = {
+        t["name"]: t["kind"] for t in build_report(result)["new_tests"] if t["origin"] == "qa_adversarial"
+    }
     # both fail on the base code: there, clamp(5, 10, 0) returns 10 and clamp(10**9, 0, 10) returns 0
     assert kinds == {"test_reversed_range_is_refused": "fail_to_pass", "test_far_above": "fail_to_pass"}
     assert "the code before the fix" in result.test_files["tests/test_selfheal_clamp.py"]
@@ -760,3 +762,47 @@ def test_parallel_answers_compete_and_the_smaller_patch_that_holds_wins(tmp_path
     assert sorted(c["patch_lines"] for c in choice["competitors"]) == [2, 3]
     assert {c["strategy"] for c in choice["competitors"]} == {"generator", "generator-sbfl"}
     assert choice["winner"] == "Short way."
+
+
+def test_malformed_test_answers_are_degraded_or_discarded_never_fatal(tmp_path: Path) -> None:
+    """Test writers that answer badly: a spec writer with no JSON twice (degraded after its retry),
+    an adversarial writer whose first answer breaks the schema and whose tests do not parse or hide
+    failures."""
+    debugger = ScriptedModel([Reply(json.dumps(CONCLUSION))])
+    generator = ScriptedModel([
+        Reply("Compare with <=.\n\nintervals/core.py\n<<<<<<< SEARCH\n" + BUGGY + "=======\n" + FIXED
+              + ">>>>>>> REPLACE\n"),
+    ])  # fmt: skip
+    prose = [Reply("I think the tests should check merging."), Reply("Sure! Here are tests.")]
+    spec = ScriptedModel(prose * 2)
+    bad = [
+        {"name": "test_broken_syntax", "edge_case": "x", "oracle": "property",
+         "code": "def test_broken_syntax(:\n    assert merge([]) == []\n"},
+        {"name": "test_hides", "edge_case": "x", "oracle": "property",
+         "code": "def test_hides():\n    try:\n        merge(None)\n    except Exception:\n        pass\n"},
+    ]  # fmt: skip
+    not_a_test = {"name": "check_it", "edge_case": "x", "oracle": "property", "code": "def check_it(): pass\n"}
+    imports = ["from intervals.core import Interval, merge"]
+    qa = ScriptedModel([
+        Reply(json.dumps({"imports": imports, "tests": [*bad, not_a_test]})),  # the schema refuses the name
+        Reply(json.dumps({"imports": imports, "tests": bad})),
+    ])  # fmt: skip
+    roles = dict(debugger=debugger, generator=generator, spec_tests=spec, qa_adversarial=qa)
+    setup = ModelSetup(**roles, search_share=0.0, samples=1)
+    trace = Trace()
+    config = build_config(intervals_repo(tmp_path), {"python": sys.executable})
+    result = heal(config, LocalSandbox(), trace, model=setup)
+
+    assert result.status == "healed"
+    report = build_report(result)
+    assert {t["origin"] for t in report["new_tests"]} == {"embedded"}  # only the engine's own tests ship
+    discarded = {d["name"]: d["reason"] for d in report["discarded_tests"]}
+    assert "not valid Python" in discarded["test_broken_syntax"]
+    assert "try/except" in discarded["test_hides"]
+    [qa_event] = [e.data for e in trace.events if e.node == "qa"]
+    spec_answers = [a for a in qa_event["answers"] if a["role"] == "spec_tests"]
+    assert [a["degraded"] for a in spec_answers] == [True, True]  # one per function, each after a retry
+    assert len(spec.calls) == 4
+    [qa_answer] = [a for a in qa_event["answers"] if a["role"] == "qa_adversarial"]
+    assert not qa_answer["degraded"] and len(qa_answer["attempts"]) == 2  # valid after one retry
+    assert "tests[2].name" in qa.calls[1]["messages"][-1].content  # the retry named what was wrong
