@@ -781,7 +781,7 @@ def test_malformed_test_answers_are_degraded_or_discarded_never_fatal(tmp_path: 
         {"name": "test_hides", "edge_case": "x", "oracle": "property",
          "code": "def test_hides():\n    try:\n        merge(None)\n    except Exception:\n        pass\n"},
     ]  # fmt: skip
-    not_a_test = {"name": "check_it", "edge_case": "x", "oracle": "property", "code": "def check_it(): pass\n"}
+    not_a_test = {"name": "check_it", "edge_case": "x", "oracle": "x", "code": "def check_it(): pass\n"}
     imports = ["from intervals.core import Interval, merge"]
     qa = ScriptedModel([
         Reply(json.dumps({"imports": imports, "tests": [*bad, not_a_test]})),  # the schema refuses the name
