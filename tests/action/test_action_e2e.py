@@ -87,7 +87,7 @@ def test_heal_comment_by_a_writer_on_a_pull_request_opens_a_verified_pull_reques
     assert [label["name"] for label in pull["labels"]] == ["selfheal"]
     assert [r["login"] for r in pull["requested_reviewers"]] == ["alice"]
 
-    # the pushed branch: one commit on the PR head by selfheal[bot], only the source file, suite green
+    # the pushed branch: one commit on the PR head by selfheal[bot], the fix and its tests, suite green
     log = git(
         world.tmp, "--git-dir", str(world.remote), "log", "--format=%an|%ae|%P|%s", "-1", branch
     ).strip()
@@ -98,7 +98,9 @@ def test_heal_comment_by_a_writer_on_a_pull_request_opens_a_verified_pull_reques
     changed = git(
         world.tmp, "--git-dir", str(world.remote), "diff", "--name-only", world.shas["feature"], branch
     )
-    assert changed.split() == ["intervals/core.py"]
+    # the source fix and selfheal's new tests, which the suite on the branch now runs too
+    assert changed.split() == ["intervals/core.py", "tests/test_selfheal_merge.py"]
+    assert "| fail → pass |" in pull["body"]
     checked = suite_passes_on(world, branch)
     assert checked.returncode == 0, checked.stdout
 
