@@ -36,6 +36,21 @@ REPAIR_ONLY = dict(
 )
 
 
+# what the scripted spec and adversarial answers below prove on the intervals example
+SHIPPED_MODEL_TESTS = {
+    "test_shared_point_counts_once": ("fail_to_pass", "spec_tests"),
+    "test_touching_intervals_merge": ("fail_to_pass", "spec_tests"),
+    "test_empty_input_gives_empty_list": ("guard", "spec_tests"),
+    "test_three_touching_chain": ("fail_to_pass", "qa_adversarial"),
+}
+
+
+def model_tests_shipped(result) -> dict[str, tuple[str, str]]:
+    """The model's tests in the report: name -> (kind, origin)."""
+    shipped = build_report(result)["new_tests"]
+    return {t["name"]: (t["kind"], t["origin"]) for t in shipped if t["origin"] != "embedded"}
+
+
 def intervals_repo(tmp_path: Path) -> Path:
     repo = tmp_path / "intervals"
     shutil.copytree(EXAMPLES / "intervals", repo, ignore=shutil.ignore_patterns(".selfheal", "__pycache__"))
@@ -146,14 +161,7 @@ def test_a_heal_with_claude_over_the_real_sdk(tmp_path: Path) -> None:
     assert [r["status"] for r in requests] == [200] * 6
     assert all(r["key_ok"] for r in requests)
     # the model's tests ship with their proof: each failed on the base code and passes on the fix
-    shipped = build_report(result)["new_tests"]
-    model_tests = {t["name"]: (t["kind"], t["origin"]) for t in shipped if t["origin"] != "embedded"}
-    assert model_tests == {
-        "test_shared_point_counts_once": ("fail_to_pass", "spec_tests"),
-        "test_touching_intervals_merge": ("fail_to_pass", "spec_tests"),
-        "test_empty_input_gives_empty_list": ("guard", "spec_tests"),
-        "test_three_touching_chain": ("fail_to_pass", "qa_adversarial"),
-    }
+    assert model_tests_shipped(result) == SHIPPED_MODEL_TESTS
     # structured answers were asked for with the role's JSON schema
     assert requests[0]["body"]["output_config"]["format"]["schema"]["required"] == ["imports", "tests"]
     requests = requests[2:]  # the debugger's and the generator's turns
@@ -276,14 +284,7 @@ def test_a_heal_with_ollama_over_the_real_sdk(tmp_path: Path) -> None:
     assert result.status == "healed", result.error
     assert result.fixes[0].strategy == "generator"
     assert (result.metrics.tokens_in, result.metrics.tokens_out, result.metrics.cost_usd) == (4420, 520, 0.0)
-    shipped = build_report(result)["new_tests"]
-    model_tests = {t["name"]: (t["kind"], t["origin"]) for t in shipped if t["origin"] != "embedded"}
-    assert model_tests == {
-        "test_shared_point_counts_once": ("fail_to_pass", "spec_tests"),
-        "test_touching_intervals_merge": ("fail_to_pass", "spec_tests"),
-        "test_empty_input_gives_empty_list": ("guard", "spec_tests"),
-        "test_three_touching_chain": ("fail_to_pass", "qa_adversarial"),
-    }
+    assert model_tests_shipped(result) == SHIPPED_MODEL_TESTS
     assert requests[0]["body"]["format"]["required"] == ["imports", "tests"]  # the role's schema
     requests = requests[2:]
     tool_turn = requests[1]["body"]["messages"][-1]
@@ -386,14 +387,7 @@ def test_a_heal_with_a_gguf_model_in_process(tmp_path: Path) -> None:
     assert apply_and_test(repo, result.patch, tmp_path).returncode == 0
     assert (result.metrics.tokens_in, result.metrics.tokens_out, result.metrics.cost_usd) == (4820, 555, 0.0)
     assert result.model_diagnosis is not None and result.model_diagnosis.line == 33
-    shipped = build_report(result)["new_tests"]
-    model_tests = {t["name"]: (t["kind"], t["origin"]) for t in shipped if t["origin"] != "embedded"}
-    assert model_tests == {
-        "test_shared_point_counts_once": ("fail_to_pass", "spec_tests"),
-        "test_touching_intervals_merge": ("fail_to_pass", "spec_tests"),
-        "test_empty_input_gives_empty_list": ("guard", "spec_tests"),
-        "test_three_touching_chain": ("fail_to_pass", "qa_adversarial"),
-    }
+    assert model_tests_shipped(result) == SHIPPED_MODEL_TESTS
     spec_call = llama.calls[0]
     assert spec_call["response_format"]["type"] == "json_object"  # a structured answer
 
