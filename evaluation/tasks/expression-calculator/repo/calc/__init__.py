@@ -1,0 +1,5 @@
+"""A small, safe arithmetic expression evaluator."""
+
+from calc.parser import CalcError, evaluate
+
+__all__ = ["CalcError", "evaluate"]

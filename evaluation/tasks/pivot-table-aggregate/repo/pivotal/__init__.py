@@ -1,0 +1,5 @@
+"""Pivot tables over lists of dicts."""
+
+from pivotal.table import pivot, totals
+
+__all__ = ["pivot", "totals"]

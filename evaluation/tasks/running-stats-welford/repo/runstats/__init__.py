@@ -1,0 +1,5 @@
+"""One-pass summary statistics."""
+
+from runstats.welford import RunningStats
+
+__all__ = ["RunningStats"]

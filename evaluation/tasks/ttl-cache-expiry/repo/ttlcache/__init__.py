@@ -1,0 +1,5 @@
+"""Caching with expiry."""
+
+from ttlcache.cache import TTLCache
+
+__all__ = ["TTLCache"]
