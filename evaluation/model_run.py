@@ -77,9 +77,12 @@ def main() -> int:
             )
             if gen.get("model_stopped"):
                 print(f"{'':<11}{gen['model_stopped'][:150]}")
-            for role, (valid, degraded) in answer_counts(trace).items():
+            counts = answer_counts(trace)
+            for role, (valid, degraded) in counts.items():
                 totals[role][0] += valid
                 totals[role][1] += degraded
+            said = ", ".join(f"{role} {v}/{d}" for role, (v, d) in counts.items())
+            print(f"{'':<11}answers valid/degraded: {said or 'none'}", flush=True)
             shipped = [t for t in result.verdict.new_tests] if result.verdict else []
             print(f"{'':<11}new tests shipped: {len(shipped)}; discarded: {len(result.tests.discarded)}")
     print("\nmodel answers per role: valid / degraded (degraded = no usable answer after salvage and retry)")

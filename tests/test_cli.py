@@ -86,10 +86,14 @@ def test_heal_prints_the_outcome_and_writes_every_output(make_repo, tmp_path, ca
     assert out == ""
     assert "healed: 1 failing test pass now, no test broke (verdict: all 5 rules hold)" in err
     assert "  fix: pkg/age.py:2: `>` -> `>=` in `age > 18`" in err
-    assert (f"outputs: {out_dir}/ (report.json, patch.diff, summary.md, lessons.md, trace.jsonl)"
-            in err)
+    written = set(p.name for p in out_dir.iterdir())
+    shown = "report.json, patch.diff, summary.md, lessons.md, trace.jsonl"
+    shown += ", tests/" if "tests" in written else ""
+    assert f"outputs: {out_dir}/ ({shown})" in err
     assert f"apply with: git -C {repo} apply {out_dir / 'patch.diff'}" in err
-    assert sorted(p.name for p in out_dir.iterdir()) == sorted(OUTPUT_FILES)
+    # the named outputs, the checkpoint of the one round, and the new tests when there are any
+    assert written - {"tests"} == {*OUTPUT_FILES, "checkpoints"}
+    assert [p.name for p in (out_dir / "checkpoints").iterdir()] == ["iteration-1.json"]
     for name in OUTPUT_FILES:
         assert (out_dir / name).stat().st_size > 0, name
     report = read_report(out_dir)

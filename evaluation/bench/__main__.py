@@ -1,0 +1,5 @@
+import sys
+
+from evaluation.bench.cli import main
+
+sys.exit(main())

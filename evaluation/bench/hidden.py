@@ -1,0 +1,82 @@
+"""The reference check: the heal's patch on a fresh copy of the task, judged by the hidden tests.
+
+The hidden tests go to `_hidden/` at the root of the copy and run as
+`python -m pytest _hidden -p no:cacheprovider` from that root (as check_tasks.py validates them),
+in their own process group so a patch that hangs is killed as a whole at the timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+from evaluation.bench.record import HiddenRun
+from evaluation.bench.tasks import Task
+
+IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".selfheal")
+OUTPUT_TAIL = 3000
+MAX_FAILING = 10
+
+
+def patched_copy(task: Task, files: Mapping[str, str], into: Path) -> Path:
+    """A copy of the task's repo with `files` (repo-relative path -> text) written over it."""
+    shutil.copytree(task.repo, into, ignore=IGNORED)
+    for rel, text in files.items():
+        path = PurePosixPath(rel)
+        if path.is_absolute() or ".." in path.parts:
+            raise ValueError(f"the patch names a path outside the repository: {rel}")
+        target = into / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return into
+
+
+def run_hidden(task: Task, root: Path, python: str, timeout: float) -> HiddenRun:
+    hidden = root / "_hidden"
+    hidden.mkdir()
+    for path in task.hidden_tests:
+        shutil.copy(path, hidden / path.name)
+    junit = root.parent / f"{root.name}-hidden.xml"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONPATH"}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    command = [python, "-m", "pytest", "_hidden", "-p", "no:cacheprovider", "-q", f"--junitxml={junit}"]
+    process = subprocess.Popen(
+        command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        return HiddenRun(0, 0, (), timed_out=True, output=f"hidden tests timed out after {timeout:.0f}s")
+    passed, failing = _outcomes(junit)
+    if process.returncode != 0 and not failing:
+        failing = [f"<pytest exit code {process.returncode}>"]  # collection error, crash
+    return HiddenRun(
+        passed=passed,
+        failed=len(failing),
+        failing=tuple(failing[:MAX_FAILING]),
+        output=output[-OUTPUT_TAIL:] if failing else "",
+    )
+
+
+def _outcomes(junit: Path) -> tuple[int, list[str]]:
+    """(tests passed, ids of tests that failed or errored) from pytest's JUnit XML."""
+    try:
+        tree = ET.parse(junit)
+    except (OSError, ET.ParseError):
+        return 0, []
+    passed, failing = 0, []
+    for case in tree.iter("testcase"):
+        name = f"{case.get('classname', '')}::{case.get('name', '')}"
+        if case.find("failure") is not None or case.find("error") is not None:
+            failing.append(name)
+        elif case.find("skipped") is None:
+            passed += 1
+    return passed, failing

@@ -1,0 +1,122 @@
+"""Rates and figures over task records: overall, per category, and against a baseline run.
+
+The four rates partition honestly:
+- first-pass success: healed in repair round 1;
+- healed after repair: healed in a later round (a round that fixed only part of the failures
+  handed the rest to the next), so first-pass + after-repair = final self-reported;
+- final self-reported: the heal said healed (its verdict held on the visible tests);
+- final reference-validated: self-reported AND the hidden reference tests pass on the patch.
+Self-reported minus reference-validated is the overfitting gap.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from evaluation.bench.record import TaskRun
+
+RATES = ("first_pass_rate", "healed_after_repair_rate", "self_reported_rate", "reference_validated_rate")
+# figures a baseline comparison reports (higher is better for rates and speed, lower for the rest)
+COMPARED = (*RATES, "avg_iterations", "median_wall_s", "candidates_per_s", "tokens_per_heal", "cost_usd")
+
+
+@dataclass(frozen=True)
+class GroupMetrics:
+    tasks: int
+    first_pass: int
+    healed_after_repair: int
+    self_reported: int
+    reference_validated: int
+    overfitting: int
+    first_pass_rate: float
+    healed_after_repair_rate: float
+    self_reported_rate: float
+    reference_validated_rate: float
+    avg_iterations: float  # over every task, rounds of repair it ran (0: it never got to repair)
+    median_wall_s: float  # of one heal
+    candidates_per_s: float  # screenings / seconds spent screening, over the group
+    tokens_per_heal: float  # model tokens (in + out) per task
+    cost_usd: float  # total
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def group_metrics(runs: Sequence[TaskRun]) -> GroupMetrics:
+    count = len(runs)
+
+    def rate(n: int) -> float:
+        return round(n / count, 4) if count else 0.0
+
+    first = sum(r.first_pass for r in runs)
+    self_reported = sum(r.self_reported for r in runs)
+    validated = sum(r.reference_validated for r in runs)
+    screen_s = sum(r.screen_s for r in runs)
+    return GroupMetrics(
+        tasks=count,
+        first_pass=first,
+        healed_after_repair=self_reported - first,
+        self_reported=self_reported,
+        reference_validated=validated,
+        overfitting=sum(r.overfitting for r in runs),
+        first_pass_rate=rate(first),
+        healed_after_repair_rate=rate(self_reported - first),
+        self_reported_rate=rate(self_reported),
+        reference_validated_rate=rate(validated),
+        avg_iterations=round(statistics.fmean(r.iterations for r in runs), 3) if runs else 0.0,
+        median_wall_s=round(statistics.median(r.wall_s for r in runs), 3) if runs else 0.0,
+        candidates_per_s=round(sum(r.candidates_screened for r in runs) / screen_s, 2) if screen_s else 0.0,
+        tokens_per_heal=round(sum(r.tokens for r in runs) / count, 1) if count else 0.0,
+        cost_usd=round(sum(r.cost_usd for r in runs), 6),
+    )
+
+
+@dataclass(frozen=True)
+class Summary:
+    overall: GroupMetrics
+    categories: dict[str, GroupMetrics]
+    overfitting: tuple[str, ...]  # task ids: self-reported, hidden tests fail
+
+    @classmethod
+    def of(cls, runs: Sequence[TaskRun]) -> Summary:
+        names = sorted({r.category for r in runs})
+        return cls(
+            overall=group_metrics(runs),
+            categories={name: group_metrics([r for r in runs if r.category == name]) for name in names},
+            overfitting=tuple(r.id for r in runs if r.overfitting),
+        )
+
+
+def compare(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, Any]:
+    """What changed from a baseline result document (both as `--json` writes them)."""
+    overall = {
+        key: round(current["overall"][key] - baseline["overall"][key], 4)
+        for key in COMPARED
+        if key in baseline["overall"]
+    }
+    categories = {
+        name: round(
+            group["reference_validated_rate"] - baseline["categories"][name]["reference_validated_rate"], 4
+        )
+        for name, group in current["categories"].items()
+        if name in baseline["categories"]
+    }
+    before = {t["id"]: t for t in baseline["tasks"]}
+    now = {t["id"]: t for t in current["tasks"]}
+    common = sorted(set(before) & set(now))
+    return {
+        "overall": overall,
+        "categories_reference_validated_rate": categories,
+        "newly_validated": [
+            i for i in common if now[i]["reference_validated"] and not before[i]["reference_validated"]
+        ],
+        "no_longer_validated": [
+            i for i in common if before[i]["reference_validated"] and not now[i]["reference_validated"]
+        ],
+        "not_in_baseline": sorted(set(now) - set(before)),
+        # the same id, other content: their flips say as much about the task as about the engine
+        "changed_tasks": [i for i in common if now[i]["task_digest"] != before[i]["task_digest"]],
+    }

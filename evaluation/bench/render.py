@@ -1,0 +1,158 @@
+"""The result document as terminal tables (rich) and as Markdown (job summary, `--summary`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from evaluation.bench.metrics import RATES
+
+YES, NO = "yes", "no"
+
+
+def _count(group: Mapping[str, Any], key: str) -> str:
+    return f"{group[key]}/{group['tasks']} ({group[key + '_rate']:.0%})"
+
+
+def _task_cells(task: Mapping[str, Any]) -> list[str]:
+    hidden = task["hidden"]
+    ref = YES if task["reference_validated"] else (
+        f"NO ({hidden['failed']} hidden failing)" if task["self_reported"] and hidden else "-"
+    )  # fmt: skip
+    return [
+        task["id"],
+        task["category"],
+        task["status"],
+        YES if task["self_reported"] else NO,
+        ref,
+        YES if task["first_pass"] else NO,
+        str(task["iterations"]),
+        str(task["candidates_screened"]),
+        str(task["first_plausible"] or "-"),
+        task["fix_family"] or "-",
+        f"{task['wall_s']:.1f}",
+        str(task["tokens"]),
+        f"{task['cost_usd']:.4f}",
+        f"{task['new_fail_to_pass']}/{task['new_guard']}",
+    ]
+
+
+TASK_COLUMNS = (
+    "task", "category", "status", "self-reported", "reference", "1st pass", "iter", "cand",
+    "1st plausible", "fix family", "wall s", "tokens", "cost $", "new tests f→p/guard",
+)  # fmt: skip
+GROUP_COLUMNS = (
+    "category", "tasks", "first pass", "after repair", "self-reported", "reference-validated", "avg iter",
+    "median wall s", "cand/s", "tokens/heal",
+)  # fmt: skip
+
+
+def _group_cells(name: str, group: Mapping[str, Any]) -> list[str]:
+    return [
+        name,
+        str(group["tasks"]),
+        _count(group, "first_pass"),
+        _count(group, "healed_after_repair"),
+        _count(group, "self_reported"),
+        _count(group, "reference_validated"),
+        f"{group['avg_iterations']:.2f}",
+        f"{group['median_wall_s']:.1f}",
+        f"{group['candidates_per_s']:.1f}",
+        f"{group['tokens_per_heal']:.0f}",
+    ]
+
+
+def _notes(document: Mapping[str, Any]) -> list[str]:
+    """Overfitting, baseline and gate lines, in that order (shared by both renderings)."""
+    lines = []
+    over = document["overfitting"]
+    if over:
+        lines.append(
+            f"OVERFITTING: {len(over)} heal(s) pass the visible tests but fail hidden reference tests:"
+        )
+        for item in over:
+            failing = ", ".join(item["hidden_failing"][:3])
+            lines.append(f"  - {item['id']} ({item['category']}): {item['fix']} — hidden failing: {failing}")
+    else:
+        lines.append("Overfitting: none (every self-reported heal also passes its hidden reference tests)")
+    baseline = document["baseline"]
+    if baseline:
+        deltas = ", ".join(f"{k} {v:+g}" for k, v in baseline["overall"].items())
+        lines.append(f"Against baseline {baseline['file']}: {deltas}")
+        if baseline["newly_validated"]:
+            lines.append(f"  newly reference-validated: {', '.join(baseline['newly_validated'])}")
+        if baseline["no_longer_validated"]:
+            lines.append(f"  no longer reference-validated: {', '.join(baseline['no_longer_validated'])}")
+    gate = document["gate"]
+    if gate:
+        lines.append(f"Gate [{gate['subset']}] ({gate['file']}): {'PASSED' if gate['passed'] else 'FAILED'}")
+        for check in gate["checks"]:
+            sign = ">=" if check["key"].endswith("_min") else "<="
+            state = "ok" if check["passed"] else "MISSED"
+            lines.append(f"  {state}: {check['figure']} = {check['measured']:g} ({sign} {check['limit']:g})")
+    return lines
+
+
+def print_document(document: Mapping[str, Any], console: Console) -> None:
+    tasks = Table(title=f"selfheal bench: {document['subset'] or 'chosen tasks'} — per task")
+    for column in TASK_COLUMNS:
+        tasks.add_column(column, overflow="fold")
+    for task in document["tasks"]:
+        style = "red" if task["self_reported"] and not task["reference_validated"] else None
+        tasks.add_row(*_task_cells(task), style=style)
+    console.print(tasks)
+
+    groups = Table(title="per category")
+    for column in GROUP_COLUMNS:
+        groups.add_column(column)
+    for name, group in document["categories"].items():
+        groups.add_row(*_group_cells(name, group))
+    groups.add_row(*_group_cells("OVERALL", document["overall"]), style="bold")
+    console.print(groups)
+    settings = document["settings"]
+    console.print(
+        f"provider {settings['provider']}, {settings['workers']} worker(s), sandbox {settings['sandbox']}; "
+        f"benchmark wall time {document['wall_s']:.0f}s"
+    )
+    for line in _notes(document):
+        alarming = line.startswith("OVERFITTING") or "FAILED" in line or "MISSED" in line
+        style = "bold red" if alarming else None
+        console.print(line, style=style, markup=False, highlight=False)
+
+
+def _md_table(columns: tuple[str, ...], rows: list[list[str]]) -> str:
+    def row(cells) -> str:
+        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+    return "\n".join([row(columns), row(["---"] * len(columns)), *(row(r) for r in rows)])
+
+
+def markdown(document: Mapping[str, Any]) -> str:
+    overall = document["overall"]
+    head = [
+        f"## selfheal bench: {document['subset'] or 'chosen tasks'} ({document['settings']['provider']})",
+        "",
+        " · ".join(f"{key.removesuffix('_rate').replace('_', ' ')} **{overall[key]:.0%}**" for key in RATES)
+        + f" · median wall {overall['median_wall_s']:.1f}s · {overall['candidates_per_s']:.1f} candidates/s",
+        "",
+    ]
+    notes = _notes(document)
+    return "\n".join([
+        *head,
+        "\n".join(f"> {line}" if not line.startswith("  ") else f">{line}" for line in notes),
+        "",
+        "### Per category",
+        "",
+        _md_table(GROUP_COLUMNS, [
+            *(_group_cells(name, g) for name, g in document["categories"].items()),
+            _group_cells("**overall**", overall),
+        ]),
+        "",
+        "### Per task",
+        "",
+        _md_table(TASK_COLUMNS, [_task_cells(t) for t in document["tasks"]]),
+        "",
+    ])  # fmt: skip

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evaluation.bench.hidden import patched_copy, run_hidden
+from evaluation.bench.tasks import TASKS_DIR, load_tasks
+
+
+def _reference_fix(task, tmp_path: Path) -> dict[str, str]:
+    """The files solution.diff changes, as text: what a correct heal would ship."""
+    fixed = tmp_path / "reference"
+    patched_copy(task, {}, fixed)
+    diff = (task.folder / "solution.diff").read_text()
+    subprocess.run(["patch", "-p1", "--batch", "-d", str(fixed)], input=diff, text=True, check=True,
+                   capture_output=True)  # fmt: skip
+    changed = [line[6:].strip() for line in diff.splitlines() if line.startswith("+++ b/")]
+    return {path: (fixed / path).read_text() for path in changed}
+
+
+def test_the_reference_fix_passes_the_hidden_tests_and_the_base_code_fails_them(tmp_path: Path):
+    task = next(iter(load_tasks(TASKS_DIR).values()))
+    fixed = run_hidden(
+        task, patched_copy(task, _reference_fix(task, tmp_path), tmp_path / "fixed"), sys.executable, 60
+    )
+    assert fixed.ok, fixed.output
+    assert (fixed.failed, fixed.failing, fixed.timed_out) == (0, (), False)
+    assert fixed.passed >= 1
+
+    base = run_hidden(task, patched_copy(task, {}, tmp_path / "base"), sys.executable, 60)
+    assert not base.ok
+    assert base.failed >= 1
+    assert all(node.startswith("_hidden") for node in base.failing)
+    assert base.passed + base.failed == fixed.passed
+
+
+def test_a_patch_that_hangs_is_killed_at_the_timeout(tmp_path: Path):
+    task = next(iter(load_tasks(TASKS_DIR).values()))
+    copy = patched_copy(task, {"conftest.py": "import time\n\ntime.sleep(60)\n"}, tmp_path / "hang")
+    result = run_hidden(task, copy, sys.executable, 2)
+    assert result.timed_out
+    assert not result.ok
+    assert result.output == "hidden tests timed out after 2s"
+
+
+def test_a_patch_may_not_write_outside_the_copy(tmp_path: Path):
+    task = next(iter(load_tasks(TASKS_DIR).values()))
+    with pytest.raises(ValueError, match=r"outside the repository: \.\./escape\.py"):
+        patched_copy(task, {"../escape.py": "x = 1\n"}, tmp_path / "copy")
+    assert not (tmp_path / "escape.py").exists()
