@@ -152,7 +152,7 @@ def test_llamacpp_roles_are_checked_when_the_config_is_built(tmp_path, claude_ke
     write_pyproject(tmp_path, MODEL_PYPROJECT)
     # the GGUF named for the generator does not exist, or (without the optional extra) the library
     # is missing: either is said before any test runs
-    said = r"llamacpp: model file '/models/x\.gguf' does not exist|the llamacpp provider needs llama-cpp-python"
+    said = r"llamacpp: model file '/models/x\.gguf' does not exist|the llamacpp provider needs llama-cpp"
     with pytest.raises(ConfigError, match=said):
         build_config(tmp_path, {"roles": ["generator=llamacpp:/models/x.gguf"]})
 
