@@ -46,7 +46,7 @@ from selfheal.agent.result import ERROR, HEALED, NOT_HEALED, NOTHING_TO_HEAL, PA
 from selfheal.agent.screen import ForkScreener, Screener, ScreenResult, SubprocessScreener
 from selfheal.agent.testcommand import TestCommand
 from selfheal.agent.testgen import NewTests, TestContext
-from selfheal.agent.testproof import TestProver
+from selfheal.agent.testproof import TestProver, remove_file
 from selfheal.agent.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunner
 from selfheal.agent.toolbox import Toolbox
 from selfheal.agent.tools import debugger_toolbox
@@ -389,7 +389,7 @@ class HealRun:
                 _restore(result, kept)
         finally:
             for path in files:
-                self._remove(path)
+                remove_file(self.session, self.python, path)
         if replaced:
             self.prove_new_tests(new_tests, targets, reuse=True)
             if result.verdict is not None and result.verdict.holds:
@@ -407,12 +407,6 @@ class HealRun:
         )
         ids = {id(p.case) for p in failing}
         result.tests.discarded = [(c, reason if id(c) in ids else why) for c, why in result.tests.discarded]
-
-    def _remove(self, path: str) -> None:
-        self.session.run(
-            [self.python, "-c", "import os, sys; os.remove(sys.argv[1])", str(self.session.root / path)],
-            timeout=30,
-        )
 
     def critique(
         self,

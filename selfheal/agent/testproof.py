@@ -109,10 +109,15 @@ class TestProver:
         return report
 
     def _remove(self, path: str) -> None:
-        self.session.run(
-            [self.python, "-c", "import os, sys; os.remove(sys.argv[1])", str(self.session.root / path)],
-            timeout=30,
-        )
+        remove_file(self.session, self.python, path)
+
+
+def remove_file(session: Session, python: str, relpath: str) -> None:
+    """Delete a file of the workspace from inside the sandbox (a Session has no delete; inside a
+    container the host may not own the file)."""
+    session.run(
+        [python, "-c", "import os, sys; os.remove(sys.argv[1])", str(session.root / relpath)], timeout=30
+    )
 
 
 def _first_error(report: TestReport) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from selfheal.agent.testproof import remove_file
 from selfheal.sandbox import STATE_DIR, ExecResult, Session
 
 VALUE, OPAQUE, RAISES, TIMEOUT, CRASHED, BAD_INPUT, UNSTABLE, EXAMPLE, NOT_RUN = (
@@ -209,5 +210,4 @@ def _remove(session: Session, python: str, relpath: str) -> None:
     """The script deletes its job file once read; this covers a script that never started."""
     if session.read_file(relpath) is None:
         return
-    path = posixpath.join(str(session.root), relpath)
-    session.run([python, "-c", "import os, sys; os.remove(sys.argv[1])", path], timeout=30)
+    remove_file(session, python, relpath)
