@@ -47,6 +47,14 @@ PRIORS = {
     "break-continue": 0.35,
     "statement-delete": 0.25,
     "statement-insert": 0.2,
+    # fix templates (templates.py)
+    "none-check": 0.55,
+    "argument": 0.5,
+    "constant-swap": 0.5,
+    "format-string": 0.5,
+    "regex": 0.5,
+    "grouping": 0.45,
+    "normalize": 0.4,
 }
 
 COMPARE_SYMBOLS = {

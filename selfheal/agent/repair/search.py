@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import itertools
 import random
 import time
 import tokenize
@@ -27,6 +28,7 @@ from selfheal.agent.repair.mutations import (
     statement_at,
     statement_mutations,
 )
+from selfheal.agent.repair.templates import template_mutations
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,11 @@ class SearchStrategy:
             statements_seen.add(key)
             function = enclosing_function(statement, parents)
             facts = FunctionFacts(src, function)
-            for mutation in statement_mutations(src, statement, parents, facts, module, context.hints):
+            mutations = itertools.chain(
+                statement_mutations(src, statement, parents, facts, module, context.hints),
+                template_mutations(src, statement, parents, facts, module),
+            )
+            for mutation in mutations:
                 try:
                     changed = apply_edits(context.sources, mutation.edits)
                     with warnings.catch_warnings():
