@@ -7,6 +7,10 @@ The four rates partition honestly:
 - final self-reported: the heal said healed (its verdict held on the visible tests);
 - final reference-validated: self-reported AND the hidden reference tests pass on the patch.
 Self-reported minus reference-validated is the overfitting gap.
+
+The fix quality of the search engine (`FixQuality`): which mutation families the shipped fixes
+came from, how many screenings it took to reach the first plausible candidate, and how often the
+chosen patch is the reference fix itself (`TaskRun.matches_reference`).
 """
 
 from __future__ import annotations
@@ -75,10 +79,113 @@ def group_metrics(runs: Sequence[TaskRun]) -> GroupMetrics:
 
 
 @dataclass(frozen=True)
+class FamilyFigures:
+    """The tasks whose shipped fix used one mutation family (a task counts once per family)."""
+
+    family: str
+    tasks: int  # any status that shipped a fix: a partial heal's rounds count too
+    self_reported: int
+    reference_validated: int
+    matches_reference: int
+
+
+@dataclass(frozen=True)
+class FirstPlausible:
+    """Screenings until the first plausible candidate, over the tasks whose search found one."""
+
+    tasks: int
+    median: float | None  # None: no task found a plausible candidate
+    mean: float | None
+    max: int | None
+    after_median: float | None  # screenings spent after it (candidates_screened - first_plausible)
+
+
+@dataclass(frozen=True)
+class ChosenPatch:
+    """The patch shipped by a self-reported heal, against the hidden tests and the reference fix."""
+
+    self_reported: int
+    compared: int  # of those, compared with the reference fix (not in records from before that)
+    reference_validated: int
+    matches_reference: int  # the same code as solution.diff's, file by file
+    reference_validated_rate: float  # of self-reported
+    matches_reference_rate: float  # of self-reported
+
+
+@dataclass(frozen=True)
+class FixQuality:
+    families: tuple[FamilyFigures, ...]  # most used first
+    first_plausible: FirstPlausible
+    chosen_patch: ChosenPatch
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "families": [asdict(f) for f in self.families],
+            "first_plausible": asdict(self.first_plausible),
+            "chosen_patch": asdict(self.chosen_patch),
+        }
+
+
+def families_of(fix_family: str | None) -> list[str]:
+    """The single families in a record's `fix_family` ("a+b" a pair, rounds joined by ", ")."""
+    names = (part.strip() for round_ in (fix_family or "").split(",") for part in round_.split("+"))
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def fix_quality(runs: Sequence[TaskRun]) -> FixQuality:
+    by_family: dict[str, list[TaskRun]] = {}
+    for run in runs:
+        for family in families_of(run.fix_family):
+            by_family.setdefault(family, []).append(run)
+    families = sorted(
+        (
+            FamilyFigures(
+                family=name,
+                tasks=len(used),
+                self_reported=sum(r.self_reported for r in used),
+                reference_validated=sum(r.reference_validated for r in used),
+                matches_reference=sum(bool(r.matches_reference) for r in used),
+            )
+            for name, used in by_family.items()
+        ),
+        key=lambda f: (-f.tasks, -f.reference_validated, f.family),
+    )
+
+    until = [r.first_plausible for r in runs if r.first_plausible is not None]
+    # never below 0, even for a record whose counts disagree (the schema holds the document to it)
+    after = [max(r.candidates_screened - r.first_plausible, 0) for r in runs if r.first_plausible is not None]
+    first = FirstPlausible(
+        tasks=len(until),
+        median=float(statistics.median(until)) if until else None,
+        mean=round(statistics.fmean(until), 2) if until else None,
+        max=max(until) if until else None,
+        after_median=float(statistics.median(after)) if after else None,
+    )
+
+    healed = [r for r in runs if r.self_reported]
+    validated = sum(r.reference_validated for r in healed)
+    matching = sum(bool(r.matches_reference) for r in healed)
+
+    def rate(n: int) -> float:
+        return round(n / len(healed), 4) if healed else 0.0
+
+    chosen = ChosenPatch(
+        self_reported=len(healed),
+        compared=sum(r.matches_reference is not None for r in healed),
+        reference_validated=validated,
+        matches_reference=matching,
+        reference_validated_rate=rate(validated),
+        matches_reference_rate=rate(matching),
+    )
+    return FixQuality(families=tuple(families), first_plausible=first, chosen_patch=chosen)
+
+
+@dataclass(frozen=True)
 class Summary:
     overall: GroupMetrics
     categories: dict[str, GroupMetrics]
     overfitting: tuple[str, ...]  # task ids: self-reported, hidden tests fail
+    fix_quality: FixQuality
 
     @classmethod
     def of(cls, runs: Sequence[TaskRun]) -> Summary:
@@ -87,6 +194,7 @@ class Summary:
             overall=group_metrics(runs),
             categories={name: group_metrics([r for r in runs if r.category == name]) for name in names},
             overfitting=tuple(r.id for r in runs if r.overfitting),
+            fix_quality=fix_quality(runs),
         )
 
 

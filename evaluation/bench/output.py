@@ -1,7 +1,9 @@
-"""The result document (`--json`): settings, per-task records, rates, overfitting, baseline, gate.
+"""The result document (`--json`): settings, per-task records, rates, fix quality, overfitting,
+baseline, gate.
 
 Checked against `evaluation/bench.schema.json` before it is written, so a consumer (a baseline
-comparison, a dashboard) can rely on its shape.
+comparison, a dashboard) can rely on its shape. Version 2 added `fix_quality` and the records'
+`matches_reference`; the schema still accepts version 1 documents (saved results, baselines).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from evaluation.bench.record import TaskRun
 from selfheal import __version__
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "bench.schema.json"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def build_document(
@@ -51,6 +53,7 @@ def build_document(
         "tasks": [r.as_dict() for r in runs],
         "overall": summary.overall.as_dict(),
         "categories": {name: group.as_dict() for name, group in summary.categories.items()},
+        "fix_quality": summary.fix_quality.as_dict(),
         "overfitting": [
             {
                 "id": task_id,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 from evaluation.bench.tasks import Task
@@ -54,6 +54,9 @@ class TaskRun:
     new_guard: int
     hidden: HiddenRun | None  # None: not run (the heal did not report healed)
     error: str | None
+    # the shipped patch is the reference fix (solution.diff), compared as syntax trees
+    # (evaluation/bench/reference.py); None: not compared (not healed, or a record from before)
+    matches_reference: bool | None = None
 
     @property
     def overfitting(self) -> bool:
@@ -69,7 +72,10 @@ class TaskRun:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TaskRun:
-        values = {f.name: data[f.name] for f in fields(cls)}
+        """The record as `as_dict` wrote it; fields added since take their default when absent."""
+        values = {
+            f.name: data[f.name] if f.default is MISSING else data.get(f.name, f.default) for f in fields(cls)
+        }
         values["kind"] = tuple(values["kind"])
         hidden = values["hidden"]
         if hidden is not None:
@@ -91,9 +97,11 @@ def from_report(
     events: Iterable[Mapping[str, Any]],
     hidden: HiddenRun | None,
     digest: str,
+    matches_reference: bool | None = None,
 ) -> TaskRun:
     """The record of a heal that finished, from its report.json and trace events; `digest` is the
-    task's as it was copied for the heal."""
+    task's as it was copied for the heal, `matches_reference` the comparison of its patch with the
+    reference fix (kept only for a heal that reported healed)."""
     metrics = report["metrics"]
     fixes = report.get("fixes") or []
     healed = report["status"] == "healed"
@@ -123,6 +131,7 @@ def from_report(
         new_guard=sum(t.get("kind") == "guard" for t in new_tests),
         hidden=hidden,
         error=report.get("error"),
+        matches_reference=matches_reference if healed else None,
     )
 
 

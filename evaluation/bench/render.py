@@ -17,6 +17,14 @@ def _count(group: Mapping[str, Any], key: str) -> str:
     return f"{group[key]}/{group['tasks']} ({group[key + '_rate']:.0%})"
 
 
+def _yes_no(value: bool | None) -> str:
+    return "-" if value is None else YES if value else NO
+
+
+def _of(n: int, total: int) -> str:
+    return f"{n}/{total} ({n / total:.0%})" if total else f"{n}/0"
+
+
 def _task_cells(task: Mapping[str, Any]) -> list[str]:
     hidden = task["hidden"]
     ref = YES if task["reference_validated"] else (
@@ -33,6 +41,7 @@ def _task_cells(task: Mapping[str, Any]) -> list[str]:
         str(task["candidates_screened"]),
         str(task["first_plausible"] or "-"),
         task["fix_family"] or "-",
+        _yes_no(task.get("matches_reference")),
         f"{task['wall_s']:.1f}",
         str(task["tokens"]),
         f"{task['cost_usd']:.4f}",
@@ -42,7 +51,7 @@ def _task_cells(task: Mapping[str, Any]) -> list[str]:
 
 TASK_COLUMNS = (
     "task", "category", "status", "self-reported", "reference", "1st pass", "iter", "cand",
-    "1st plausible", "fix family", "wall s", "tokens", "cost $", "new tests f→p/guard",
+    "1st plausible", "fix family", "= ref fix", "wall s", "tokens", "cost $", "new tests f→p/guard",
 )  # fmt: skip
 GROUP_COLUMNS = (
     "category", "tasks", "first pass", "after repair", "self-reported", "reference-validated", "avg iter",
@@ -62,6 +71,51 @@ def _group_cells(name: str, group: Mapping[str, Any]) -> list[str]:
         f"{group['median_wall_s']:.1f}",
         f"{group['candidates_per_s']:.1f}",
         f"{group['tokens_per_heal']:.0f}",
+    ]
+
+
+FAMILY_COLUMNS = ("fix family", "tasks", "self-reported", "reference-validated", "= ref fix")
+PLAUSIBLE_COLUMNS = (
+    "tasks with one",
+    "screenings to it: median",
+    "mean",
+    "max",
+    "screenings after it: median",
+)
+CHOSEN_COLUMNS = ("self-reported heals", "reference-validated", "= ref fix", "compared with ref fix")
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def _fix_quality_tables(quality: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], list[list[str]]]]:
+    """(title, columns, rows) of the three fix-quality tables, for both renderings."""
+    families = [
+        [
+            f["family"],
+            str(f["tasks"]),
+            _of(f["self_reported"], f["tasks"]),
+            _of(f["reference_validated"], f["tasks"]),
+            _of(f["matches_reference"], f["tasks"]),
+        ]
+        for f in quality["families"]
+    ]
+    first = quality["first_plausible"]
+    plausible = [[
+        str(first["tasks"]), _number(first["median"]), _number(first["mean"]), _number(first["max"]),
+        _number(first["after_median"]),
+    ]]  # fmt: skip
+    chosen = quality["chosen_patch"]
+    heals = chosen["self_reported"]
+    patches = [[
+        str(heals), _of(chosen["reference_validated"], heals), _of(chosen["matches_reference"], heals),
+        f"{chosen['compared']}/{heals}",
+    ]]  # fmt: skip
+    return [
+        ("fix quality: mutation families of the shipped fixes", FAMILY_COLUMNS, families),
+        ("fix quality: candidates screened until the first plausible one", PLAUSIBLE_COLUMNS, plausible),
+        ("fix quality: the chosen patch", CHOSEN_COLUMNS, patches),
     ]
 
 
@@ -112,6 +166,14 @@ def print_document(document: Mapping[str, Any], console: Console) -> None:
         groups.add_row(*_group_cells(name, group))
     groups.add_row(*_group_cells("OVERALL", document["overall"]), style="bold")
     console.print(groups)
+    if document.get("fix_quality"):  # not in version 1 documents
+        for title, columns, rows in _fix_quality_tables(document["fix_quality"]):
+            table = Table(title=title)
+            for column in columns:
+                table.add_column(column)
+            for row in rows:
+                table.add_row(*row)
+            console.print(table)
     settings = document["settings"]
     console.print(
         f"provider {settings['provider']}, {settings['workers']} worker(s), sandbox {settings['sandbox']}; "
@@ -151,8 +213,18 @@ def markdown(document: Mapping[str, Any]) -> str:
             _group_cells("**overall**", overall),
         ]),
         "",
+        *_md_fix_quality(document.get("fix_quality")),
         "### Per task",
         "",
         _md_table(TASK_COLUMNS, [_task_cells(t) for t in document["tasks"]]),
         "",
     ])  # fmt: skip
+
+
+def _md_fix_quality(quality: Mapping[str, Any] | None) -> list[str]:
+    if not quality:
+        return []
+    lines = ["### Fix quality", ""]
+    for title, columns, rows in _fix_quality_tables(quality):
+        lines += [f"{title.removeprefix('fix quality: ').capitalize()}:", "", _md_table(columns, rows), ""]
+    return lines

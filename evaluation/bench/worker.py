@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 from evaluation.bench.hidden import IGNORED, patched_copy, run_hidden
 from evaluation.bench.record import TaskRun, failed_run, from_report
+from evaluation.bench.reference import task_matches_reference
 from evaluation.bench.tasks import Task, load_task
 from selfheal.agent.config import build_config, choose_sandbox_for
 from selfheal.agent.events import Event, Fanout, Trace, describe_finished
@@ -99,12 +100,13 @@ def heal_task(
     if note:
         result.notes.append(note)
     report = write_outputs(result, trace, out)
-    hidden = None
+    hidden = matches = None
     if result.status == HEALED:
         # the patch as a pull request would carry it: changed sources and the new tests
         copy = patched_copy(task, {**result.changes, **result.test_files}, work / "check")
         hidden = run_hidden(task, copy, sys.executable, hidden_timeout)
-    return from_report(task, report, [e.as_dict() for e in trace.events], hidden, digest)
+        matches = task_matches_reference(task, result.changes)  # the sources only: new tests aside
+    return from_report(task, report, [e.as_dict() for e in trace.events], hidden, digest, matches)
 
 
 def main(argv: list[str]) -> int:

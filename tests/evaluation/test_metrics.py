@@ -1,6 +1,17 @@
 from __future__ import annotations
 
-from evaluation.bench.metrics import Summary, compare, group_metrics
+from dataclasses import replace
+
+from evaluation.bench.metrics import (
+    ChosenPatch,
+    FamilyFigures,
+    FirstPlausible,
+    Summary,
+    compare,
+    families_of,
+    fix_quality,
+    group_metrics,
+)
 from evaluation.bench.record import first_plausible
 from tests.evaluation.helpers import healed, make_run
 
@@ -82,3 +93,74 @@ def test_compare_with_a_baseline_gives_deltas_and_the_tasks_that_flipped():
     assert diff["no_longer_validated"] == ["c"]
     assert diff["not_in_baseline"] == ["d"]
     assert diff["changed_tasks"] == ["a"]  # edited since the baseline ran
+
+
+# the shipped fix's families, screenings until the first plausible candidate and in all, and
+# whether the patch is the reference fix
+QUALITY_RUNS = [
+    replace(healed("a", "x"), first_plausible=2, candidates_screened=42, matches_reference=True),
+    replace(
+        healed("b", "x", validated=False),
+        fix_family="name", first_plausible=87, candidates_screened=90, matches_reference=False,
+    ),
+    replace(
+        healed("c", "y", iterations=2),
+        fix_family="comparison-operator, off-by-one+off-by-one", first_plausible=10, candidates_screened=60,
+        matches_reference=False,
+    ),
+    make_run("d", "y", status="partial", fix_family="arithmetic-operator+name", candidates_screened=1389),
+    make_run("e", "y", first_plausible=145, candidates_screened=150),  # plausible, yet not healed
+    replace(healed("f", "z"), fix_family="builtin-swap", first_plausible=3, candidates_screened=3),
+    make_run("g", "z", status="timeout"),
+]  # fmt: skip
+
+
+def test_families_split_pairs_and_rounds_and_count_once():
+    assert families_of("comparison-operator, off-by-one+off-by-one") == ["comparison-operator", "off-by-one"]
+    assert families_of("a+b") == ["a", "b"]
+    assert families_of(None) == families_of("") == []
+
+
+def test_fix_quality_per_family_most_used_first():
+    assert fix_quality(QUALITY_RUNS).families == (
+        FamilyFigures(
+            "comparison-operator", tasks=2, self_reported=2, reference_validated=2, matches_reference=1
+        ),
+        FamilyFigures("name", tasks=2, self_reported=1, reference_validated=0, matches_reference=0),
+        FamilyFigures("builtin-swap", tasks=1, self_reported=1, reference_validated=1, matches_reference=0),
+        FamilyFigures("off-by-one", tasks=1, self_reported=1, reference_validated=1, matches_reference=0),
+        FamilyFigures(
+            "arithmetic-operator", tasks=1, self_reported=0, reference_validated=0, matches_reference=0
+        ),
+    )
+
+
+def test_fix_quality_candidates_until_the_first_plausible_one():
+    # over a, b, c, e, f: 2, 87, 10, 145, 3 screenings; then 40, 3, 50, 5, 0 more
+    assert fix_quality(QUALITY_RUNS).first_plausible == FirstPlausible(
+        tasks=5, median=10.0, mean=49.4, max=145, after_median=5.0
+    )
+
+
+def test_fix_quality_of_the_chosen_patch():
+    # a, b, c, f reported healed; b overfits; only a's patch is the reference fix; f was not compared
+    assert fix_quality(QUALITY_RUNS).chosen_patch == ChosenPatch(
+        self_reported=4,
+        compared=3,
+        reference_validated=3,
+        matches_reference=1,
+        reference_validated_rate=0.75,
+        matches_reference_rate=0.25,
+    )
+    assert Summary.of(QUALITY_RUNS).fix_quality == fix_quality(QUALITY_RUNS)
+
+
+def test_fix_quality_of_no_fix_is_empty_not_an_error():
+    quality = fix_quality([make_run("a", "x"), make_run("b", "x", status="error")])
+    assert quality.families == ()
+    assert quality.first_plausible == FirstPlausible(
+        tasks=0, median=None, mean=None, max=None, after_median=None
+    )
+    assert quality.chosen_patch == ChosenPatch(0, 0, 0, 0, 0.0, 0.0)
+    inconsistent = make_run("c", "x", first_plausible=5, candidates_screened=3)
+    assert fix_quality([inconsistent]).first_plausible.after_median == 0.0

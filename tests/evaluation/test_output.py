@@ -1,15 +1,18 @@
 from __future__ import annotations
 
+import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
 import pytest
+from rich.console import Console
 
 from evaluation.bench.gate import load_gate
 from evaluation.bench.metrics import Summary, compare
 from evaluation.bench.output import build_document, runs_of, schema, validate
-from evaluation.bench.render import markdown
+from evaluation.bench.render import markdown, print_document
 from tests.evaluation.helpers import healed, make_run
 
 SETTINGS = {
@@ -17,10 +20,16 @@ SETTINGS = {
     "max_candidates": 1500, "max_minutes": 10.0, "max_iterations": 3, "task_timeout_s": 900.0,
 }  # fmt: skip
 RUNS = [
-    healed("a", "x"),
-    healed("b", "x", validated=False),
+    replace(healed("a", "x"), candidates_screened=12, matches_reference=True),
+    replace(
+        healed("b", "x", validated=False),
+        fix_family="name+off-by-one",
+        candidates_screened=2,
+        matches_reference=False,
+    ),
     make_run("c", "y", status="timeout", error="killed"),
 ]
+RESULTS = Path(__file__).resolve().parents[2] / "evaluation" / "results"
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema():
@@ -29,7 +38,7 @@ def test_the_schema_is_a_valid_draft_2020_12_schema():
 
 @pytest.mark.parametrize("name", ["full-embedded.json", "smoke-embedded.json"])
 def test_the_saved_results_validate(name: str):
-    document = json.loads((Path(__file__).resolve().parents[2] / "evaluation" / "results" / name).read_text())
+    document = json.loads((RESULTS / name).read_text())
     validate(document)
     assert document["settings"]["provider"] == "none"
 
@@ -68,6 +77,9 @@ def test_a_document_with_baseline_and_gate_validates_and_round_trips(tmp_path: P
         (("tasks", 0, "self_reported"), False),  # reference-validated without a self-report
         (("overall", "reference_validated_rate"), 1.5),
         (("settings", "provider"), "gpt"),
+        (("tasks", 2, "matches_reference"), True),  # the reference fix, though not healed
+        (("fix_quality", "chosen_patch", "matches_reference_rate"), 2.0),
+        (("fix_quality", "families", 0, "extra"), 1),
     ],
 )
 def test_a_document_that_breaks_the_schema_is_rejected(path, value):
@@ -87,3 +99,71 @@ def test_markdown_lists_the_overfitting_task_and_the_rates():
     assert "> OVERFITTING: 1 heal(s) pass the visible tests but fail hidden reference tests:" in text
     assert "| a | x | healed | yes | yes | yes |" in text
     assert "| c | y | timeout | no | - | no |" in text
+
+
+def test_the_document_carries_the_fix_quality_and_each_task_s_comparison():
+    document = build_document(RUNS, Summary.of(RUNS), settings=SETTINGS, subset=None, wall_s=1.0)
+    validate(document)
+    assert document["schema_version"] == 2
+    assert [t["matches_reference"] for t in document["tasks"]] == [True, False, None]
+    assert document["fix_quality"] == {
+        "families": [
+            {"family": "comparison-operator", "tasks": 1, "self_reported": 1, "reference_validated": 1,
+             "matches_reference": 1},
+            {"family": "name", "tasks": 1, "self_reported": 1, "reference_validated": 0,
+             "matches_reference": 0},
+            {"family": "off-by-one", "tasks": 1, "self_reported": 1, "reference_validated": 0,
+             "matches_reference": 0},
+        ],
+        "first_plausible": {"tasks": 2, "median": 2.0, "mean": 2.0, "max": 2, "after_median": 5.0},
+        "chosen_patch": {"self_reported": 2, "compared": 2, "reference_validated": 1, "matches_reference": 1,
+                         "reference_validated_rate": 0.5, "matches_reference_rate": 0.5},
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("drop", ["fix_quality", "matches_reference"])
+def test_a_version_2_document_needs_the_fix_quality_and_a_version_1_document_does_not(drop: str):
+    document = build_document(RUNS, Summary.of(RUNS), settings=SETTINGS, subset=None, wall_s=1.0)
+    if drop == "fix_quality":
+        del document["fix_quality"]
+    else:
+        del document["tasks"][0]["matches_reference"]
+    with pytest.raises(jsonschema.ValidationError):
+        validate(document)
+    validate({**document, "schema_version": 1})
+
+
+def test_a_version_1_result_still_serves_as_a_baseline():
+    baseline = json.loads((RESULTS / "full-embedded.json").read_text())
+    assert baseline["schema_version"] == 1 and "fix_quality" not in baseline
+    runs = runs_of(baseline)
+    assert all(r.matches_reference is None for r in runs)
+    document = build_document(runs, Summary.of(runs), settings=SETTINGS, subset="full", wall_s=1.0)
+    document["baseline"] = {"file": "full-embedded.json", **compare(document, baseline)}
+    validate(document)
+    assert document["baseline"]["newly_validated"] == document["baseline"]["no_longer_validated"] == []
+    assert document["fix_quality"]["chosen_patch"]["compared"] == 0
+
+
+def test_the_fix_quality_tables_follow_the_per_category_table():
+    document = build_document(RUNS, Summary.of(RUNS), settings=SETTINGS, subset="smoke", wall_s=1.0)
+    text = markdown(document)
+    assert text.index("### Per category") < text.index("### Fix quality") < text.index("### Per task")
+    assert "| comparison-operator | 1 | 1/1 (100%) | 1/1 (100%) | 1/1 (100%) |" in text
+    assert "| name | 1 | 1/1 (100%) | 0/1 (0%) | 0/1 (0%) |" in text
+    assert "| 2 | 2 | 2 | 2 | 5 |" in text  # tasks with one, median, mean, max, median after it
+    assert "| 2 | 1/2 (50%) | 1/2 (50%) | 2/2 |" in text
+    assert "| a | x | healed | yes | yes | yes | 1 | 12 | 2 | comparison-operator | yes |" in text
+    assert "| c | y | timeout | no | - | no | 1 | 0 | - | - | - |" in text
+
+    out = io.StringIO()
+    print_document(document, Console(file=out, width=200))
+    printed = out.getvalue()
+    titles = [
+        "per category",
+        "fix quality: mutation families of the shipped fixes",
+        "fix quality: candidates screened until the first plausible one",
+        "fix quality: the chosen patch",
+    ]
+    assert [printed.index(t) for t in titles] == sorted(printed.index(t) for t in titles)
+    assert "screenings after it: median" in printed
