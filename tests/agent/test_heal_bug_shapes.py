@@ -724,3 +724,111 @@ def test_two_bugs_in_two_functions(make_repo, run_heal, tmp_path):
         "    return celsius * 9 / 5 + 32",
         "    return round(km / KM_PER_MILE, 3)",
     ]
+
+
+def test_overwrite_instead_of_accumulate(make_repo, run_heal, tmp_path):
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "orders/__init__.py": "",
+            "orders/totals.py": '''
+            """Order totals per customer."""
+
+
+            def totals(orders: list[tuple[str, int]]) -> dict[str, int]:
+                """Sum of the amounts of each customer's orders, in cents."""
+                result: dict[str, int] = {}
+                for customer, amount in orders:
+                    result.setdefault(customer, 0)
+                    result[customer] = amount
+                return result
+            ''',
+            "tests/test_totals.py": """
+            from orders.totals import totals
+
+
+            def test_one_order_each():
+                assert totals([("ann", 5), ("bob", 7)]) == {"ann": 5, "bob": 7}
+
+
+            def test_orders_of_a_customer_add_up():
+                assert totals([("ann", 5), ("bob", 7), ("ann", 10)]) == {"ann": 15, "bob": 7}
+
+
+            def test_no_orders():
+                assert totals([]) == {}
+            """,
+        },
+        failing={"tests/test_totals.py::test_orders_of_a_customer_add_up"},
+    )
+    removed, added = diff_lines(result.patch)
+    assert removed == ["        result[customer] = amount"]
+    assert added == ["        result[customer] += amount"]
+
+
+def test_two_lines_with_swapped_signs(make_repo, run_heal, tmp_path):
+    """Each line alone, fixed, breaks the conservation test: only the pair passes everything."""
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "stock/__init__.py": "",
+            "stock/depots.py": '''
+            """Stock levels of an item across depots."""
+
+
+            class Depots:
+                def __init__(self, levels: dict[str, int]) -> None:
+                    self.levels = dict(levels)
+
+                def total(self) -> int:
+                    return sum(self.levels.values())
+
+                def receive(self, depot: str, count: int) -> None:
+                    self.levels[depot] += count
+
+                def move(self, origin: str, destination: str, count: int) -> None:
+                    """Take `count` items out of `origin` and put them into `destination`."""
+                    if count > self.levels[origin]:
+                        raise ValueError("not enough stock")
+                    self.levels[origin] += count
+                    self.levels[destination] -= count
+            ''',
+            "tests/test_depots.py": """
+            import pytest
+
+            from stock.depots import Depots
+
+
+            def test_move_takes_from_origin_and_adds_to_destination():
+                depots = Depots({"north": 10, "south": 2})
+                depots.move("north", "south", 4)
+                assert depots.levels == {"north": 6, "south": 6}
+
+
+            def test_moves_keep_the_total():
+                depots = Depots({"north": 10, "south": 2})
+                depots.move("north", "south", 3)
+                assert depots.total() == 12
+
+
+            def test_cannot_move_more_than_there_is():
+                depots = Depots({"north": 1, "south": 0})
+                with pytest.raises(ValueError):
+                    depots.move("north", "south", 2)
+
+
+            def test_receive():
+                depots = Depots({"north": 1})
+                depots.receive("north", 2)
+                assert depots.levels == {"north": 3}
+            """,
+        },
+        failing={"tests/test_depots.py::test_move_takes_from_origin_and_adds_to_destination"},
+    )
+    removed, added = diff_lines(result.patch)
+    assert removed == ["        self.levels[origin] += count", "        self.levels[destination] -= count"]
+    assert added == ["        self.levels[origin] -= count", "        self.levels[destination] += count"]

@@ -1,10 +1,10 @@
 """The embedded search engine: mutation-based program repair, no model needed.
 
-Candidates come from the mutation operators applied to the most suspicious statements first,
-ranked by suspiciousness x operator prior (ties broken by a seeded shuffle, so a given seed always
-gives the same order). Each is screened; once one is plausible, a few more are screened so that
-the smallest plausible edit can win. When no single mutation fixes anything, pairs of the most
-promising singles are tried (bounded).
+Candidates come from the mutation operators and fix templates applied to the most suspicious
+statements first, ranked by suspiciousness x operator prior (ties broken by a seeded shuffle, so
+a given seed always gives the same order). Each is screened; once one is plausible, a few more
+are screened so that the smallest plausible edit can win. When no single mutation fixes
+anything, pairs of the most promising singles are tried (bounded).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class SearchSettings:
     explore_seconds: float = 15.0  # ... or this long, whichever ends first
     max_plausible: int = 4
     pair_pool: int = 14
+    pair_pool_disruptive: int = 4  # places in the pool for singles that broke a passing test
     max_pairs: int = 250
     single_share: float = 0.75  # of the candidate budget, before pairs get their turn
 
@@ -144,7 +145,8 @@ class SearchStrategy:
         )
         since_plausible = 0
         first_plausible_at = 0.0
-        promising: list[Screening] = []
+        promising: list[Screening] = []  # changed nothing for the worse
+        disruptive: list[Screening] = []  # broke a passing test: half of a two-edit fix can
         for candidate in singles:
             if outcome.plausible and (
                 since_plausible >= settings.explore_after_plausible
@@ -169,10 +171,12 @@ class SearchStrategy:
                     outcome.partial = result
             elif result.error is None and not result.broken:
                 promising.append(result)
+            elif result.error is None and len(disruptive) < 200:
+                disruptive.append(result)
         # Pairs also when a single fixed some tests: a partial fix found first can be a
         # coincidence (arguments swapped into a lucky result) that a pair does properly.
         if not outcome.plausible and not budget.exhausted:
-            self._pairs(context, screen, budget, singles, promising, outcome)
+            self._pairs(context, screen, budget, singles, promising, disruptive, outcome)
         outcome.plausible.sort(key=lambda s: (edit_size(s.candidate, context.sources), -s.candidate.score))
         if not outcome.stopped_because and budget.exhausted:
             outcome.stopped_because = budget.reason
@@ -186,11 +190,22 @@ class SearchStrategy:
             outcome.ruled_out.append(result)
         return result
 
-    def _pairs(self, context, screen, budget, singles, promising, outcome) -> None:
-        """Two mutations together, when no single one fixes anything."""
-        changed_behaviour = [s for s in promising if s.messages and _moved(s, context)]
-        pool_results = sorted(changed_behaviour, key=lambda s: -s.candidate.score)
-        pool = [s.candidate for s in pool_results]
+    def _pairs(self, context, screen, budget, singles, promising, disruptive, outcome) -> None:
+        """Two mutations together, when no single one fixes anything.
+
+        The pool: singles that changed how a target fails without breaking anything, then a few
+        that changed it but broke a passing test (each half of `+=`/`-=` swapped on two lines
+        breaks a "money is conserved" test alone), then the best-ranked singles.
+        """
+        reserved = self.settings.pair_pool_disruptive
+        clean = sorted(
+            (s for s in promising if s.messages and _moved(s, context)), key=lambda s: -s.candidate.score
+        )
+        broken = sorted(
+            (s for s in disruptive if s.messages and _moved(s, context)), key=lambda s: -s.candidate.score
+        )
+        pool = [s.candidate for s in clean[: self.settings.pair_pool - min(reserved, len(broken))]]
+        pool += [s.candidate for s in broken[:reserved]]
         for candidate in singles:
             if len(pool) >= self.settings.pair_pool:
                 break
