@@ -48,6 +48,12 @@ SOURCE = textwrap.dedent("""
         rounded = decimal.Decimal(value).quantize(1, rounding=decimal.ROUND_DOWN)
         if ttl:
             return Level.LOW
+        if word.startswith("0"):
+            tail = word[1:]
+        elif word.startswith("00"):
+            tail = word[2:]
+        else:
+            tail = word[-ttl:]
         return (ttl + 1, (own - default) - 1)
 """).lstrip()
 
@@ -142,3 +148,32 @@ def test_sibling_constants_of_a_standard_module_and_of_a_class():
     assert all("rounding=decimal.ROUND_" in line for line in found)
     assert len(found) == 7  # ROUND_05UP, CEILING, FLOOR, HALF_DOWN, HALF_EVEN, HALF_UP, UP
     assert templates_at(line_of("return Level.LOW"))["constant-swap"] == ["        return Level.HIGH"]
+
+
+def test_a_shadowed_elif_is_checked_first():
+    src = SourceFile("m.py", SOURCE)
+    parents = parent_map(src.tree)
+    block = SOURCE[
+        SOURCE.index('    if word.startswith("0")') : SOURCE.index("    else:\n        tail = word[-")
+    ]
+    swapped = (
+        '    if word.startswith("00"):\n'
+        "        tail = word[2:]\n"
+        '    elif word.startswith("0"):\n'
+        "        tail = word[1:]\n"
+    )
+    for line in (line_of('if word.startswith("0")'), line_of('elif word.startswith("00")')):
+        statement = statement_at(src, line, parents)
+        facts = FunctionFacts(src, enclosing_function(statement, parents))
+        moves = [
+            m for m in template_mutations(src, statement, parents, facts, ModuleFacts(src))
+            if m.family == "statement-move"
+        ]  # fmt: skip
+        assert len(moves) == 1
+        new = apply_edits({"m.py": SOURCE}, moves[0].edits)["m.py"]
+        assert new == SOURCE.replace(block, swapped)
+
+
+def test_a_negative_slice_bound_counts_from_the_length():
+    found = templates_at(line_of("tail = word[-ttl:]"))["slice"]
+    assert found == ["        tail = word[len(word) - ttl:]"]

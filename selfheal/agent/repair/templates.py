@@ -5,9 +5,11 @@ accumulation (`total = f(x)` -> `total += f(x)`), bound an argument (`n` -> `n -
 expression (`a * b + c` -> `a * (b + c)`), check for None instead of falsiness (`x or d` ->
 `x if x is not None else d`), normalise a value before comparing it (`w in S` -> `w.lower() in
 S`), limit a split (`split("=")` -> `split("=", 1)`), reorder a dict merge, make a regular
-expression's quantifier lazy, swap the fields of a date format, or pick a sibling constant
-(`ROUND_DOWN` -> `ROUND_HALF_UP`). Each yields `Mutation`s for one suspicious statement, like the
-operators in `mutations`, and is ranked the same way (suspiciousness x prior).
+expression's quantifier lazy, swap the fields of a date format, pick a sibling constant
+(`ROUND_DOWN` -> `ROUND_HALF_UP`), count a negative slice bound from the length (`x[-n:]` is all of
+`x` when n is 0), or check a narrow case before the broad one that shadows it (`if/elif` order).
+Each yields `Mutation`s for one suspicious statement, like the operators in `mutations`, and is
+ranked the same way (suspiciousness x prior).
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ def template_mutations(
             yield from _node_templates(src, node, parents, facts)
     yield from _accumulate(src, statement, parents, facts)
     yield from _none_test(src, statement)
+    yield from _branch_order(src, statement, parents)
 
 
 def _node_templates(src, node, parents, facts) -> Iterator[Mutation]:
@@ -93,6 +96,8 @@ def _node_templates(src, node, parents, facts) -> Iterator[Mutation]:
     elif isinstance(node, ast.Call):
         yield from _bounded_arguments(src, node, facts)
         yield from _limited_split(src, node)
+    elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        yield from _negative_bound(src, node)
     elif isinstance(node, ast.Dict):
         yield from _dict_merge_order(src, node)
     elif isinstance(node, ast.Compare):
@@ -150,6 +155,75 @@ def _bounded_arguments(src: SourceFile, node: ast.Call, facts: FunctionFacts) ->
                 (Edit(src.path, *src.span(arg), f"{text} {sign} 1"),),
                 f"argument `{text}` of `{name}(...)` -> `{text} {sign} 1`",
             )
+
+
+def _negative_bound(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]:
+    """`x[-n:]` -> `x[len(x) - n:]`: a negative bound of 0 takes the whole sequence, not none."""
+    if not isinstance(node.value, (ast.Name, ast.Attribute)):
+        return
+    sequence = src.segment(node.value)
+    for bound in (node.slice.lower, node.slice.upper):
+        if (
+            isinstance(bound, ast.UnaryOp)
+            and isinstance(bound.op, ast.USub)
+            and not isinstance(bound.operand, ast.Constant)
+        ):
+            text = f"len({sequence}) - {_paren(src, bound.operand)}"
+            yield Mutation(
+                "slice",
+                0.7,
+                (Edit(src.path, *src.span(bound), text),),
+                f"slice bound `{src.segment(bound)}` -> `{text}` in `{_short(src.segment(node))}`",
+            )
+
+
+# -- the order of checks -------------------------------------------------------------------
+
+
+def _branch_order(src: SourceFile, statement: ast.stmt, parents) -> Iterator[Mutation]:
+    """`if a: ... elif b: ...` -> `if b: ... elif a: ...`: a broad check that shadows a narrow one."""
+    if not isinstance(statement, ast.If):
+        return
+    parent = parents.get(statement)
+    if isinstance(parent, ast.If) and parent.orelse == [statement] and _is_elif(src, statement):
+        first, second = parent, statement  # the suspicious line is an `elif`: swap it upwards
+    elif len(statement.orelse) == 1 and isinstance(statement.orelse[0], ast.If):
+        first, second = statement, statement.orelse[0]
+        if not _is_elif(src, second):
+            return
+    else:
+        return
+    first_body, second_body = _block_span(src, first.body), _block_span(src, second.body)
+    if first_body is None or second_body is None:
+        return
+    edits = (
+        Edit(src.path, *src.span(first.test), src.segment(second.test)),
+        Edit(src.path, *first_body, src.data[slice(*second_body)].decode("utf-8")),
+        Edit(src.path, *src.span(second.test), src.segment(first.test)),
+        Edit(src.path, *second_body, src.data[slice(*first_body)].decode("utf-8")),
+    )
+    yield Mutation(
+        "statement-move",
+        0.9,
+        edits,
+        f"check `{_short(src.segment(second.test))}` (line {second.lineno}) before "
+        f"`{_short(src.segment(first.test))}` (line {first.lineno})",
+    )
+
+
+def _is_elif(src: SourceFile, node: ast.If) -> bool:
+    return src.line_text(node.lineno).lstrip().startswith("elif")
+
+
+def _block_span(src: SourceFile, body: list[ast.stmt]) -> tuple[int, int] | None:
+    """Bytes of a block's whole lines; None when it shares a line with its header."""
+    first, last = body[0], body[-1]
+    if src.line_text(first.lineno).lstrip() != src.segment(first).splitlines()[0].lstrip():
+        return None
+    start = src.line_starts[first.lineno - 1]
+    end_line = last.end_lineno or last.lineno
+    end = src.line_starts[end_line] if end_line < len(src.line_starts) else len(src.data)
+    return start, end
 
 
 # -- accumulate instead of overwrite --------------------------------------------------------
