@@ -35,6 +35,7 @@ from selfheal.agent.newtests import TestFile
 from selfheal.agent.repair import (
     Budget,
     Candidate,
+    Edit,
     Hints,
     RepairContext,
     RepairStrategy,
@@ -717,7 +718,9 @@ class HealRun:
 
         def screen(candidate: Candidate) -> Screening:
             changes = {**accepted, **apply_edits(context.sources, candidate.edits)}
-            lines = [(e.file, self._line_of(context.sources[e.file], e.start)) for e in candidate.edits]
+            lines = [
+                (e.file, line) for e in candidate.edits for line in _edited_lines(context.sources[e.file], e)
+            ]
             covering = self._covering_for_lines(lines, coverage, baseline)[:SCREEN_COVERING_TESTS]
             tests = [*context.targets, *covering]
             outcome: ScreenResult = screener.screen(
@@ -831,10 +834,6 @@ class HealRun:
         return {**self.sources, **{e.file: self.base_text(e.file) for e in candidate.edits}}
 
     @staticmethod
-    def _line_of(text: str, offset: int) -> int:
-        return text.encode("utf-8")[:offset].count(b"\n") + 1
-
-    @staticmethod
     def _covering_for_lines(lines, coverage: CoverageMap | None, baseline: TestReport) -> list[str]:
         if coverage is None:
             return []
@@ -946,3 +945,17 @@ def resolve_python(requested: str | None, repo: Path) -> str:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return sys.executable
+
+
+def _edited_lines(text: str, edit: Edit) -> range:
+    """Base lines whose covering tests screen an edit: every line it replaces, and for code
+    inserted at the start of a line also the line before, since the new code runs right after it
+    (`x = f()` + an inserted line runs in the tests that ran `x = f()`, not only in those that
+    reach the next statement)."""
+    data = text.encode("utf-8")
+    first = data[: edit.start].count(b"\n") + 1
+    last = data[: max(edit.start, edit.end - 1)].count(b"\n") + 1
+    at_line_start = edit.start == 0 or data[edit.start - 1 : edit.start] == b"\n"
+    if edit.start == edit.end and at_line_start and first > 1:
+        first -= 1
+    return range(first, last + 1)
