@@ -213,6 +213,36 @@ def test_candidate_order_is_deterministic_for_a_seed():
     assert sorted(order(7)) == sorted(order(8))
 
 
+def test_module_constants_read_by_a_suspicious_line_are_mutated_too():
+    """Coverage never blames `LIMIT = 3` (it runs at import, before any test); the line that
+    reads it is blamed, and the constant's candidates rank below that line's own."""
+    source = "import math\n\nLIMIT = 3\n\n\ndef capped(values):\n    return [min(v, LIMIT) for v in values]\n"
+    from selfheal.agent.testrun import CoverageMap
+
+    coverage = CoverageMap({"t::a": {"m.py": frozenset({7})}, "t::b": {"m.py": frozenset()}})
+    found = localize(
+        failing=["t::a"],
+        passing=["t::b"],
+        outcomes={},
+        coverage=coverage,
+        sources={"m.py": source},
+        root="/ws",
+    )
+    assert [(s.file, s.line) for s in found.lines] == [("m.py", 7)]
+    context = RepairContext({"m.py": source}, found, ("t::a",), ("t::b",), coverage, {}, Hints(), 1)
+    candidates = SearchStrategy().candidates(context)
+    constant = [c for c in candidates if c.line == 3]
+    assert sorted(c.description for c in constant) == [
+        "m.py:3: constant 3 -> 2",
+        "m.py:3: constant 3 -> 4",
+        "m.py:3: delete line 3 `LIMIT = 3`",
+    ]
+    assert {c.function for c in constant} == {"<module>"}
+    # half the reading line's suspiciousness, times the operator's prior (off-by-one: 0.85)
+    plus_one = next(c for c in constant if c.description.endswith("3 -> 4"))
+    assert plus_one.score == pytest.approx(found.lines[0].score * 0.5 * 0.85)
+
+
 @pytest.mark.slow
 def test_the_repos_own_venv_is_the_default_interpreter(make_repo, run_heal):
     import subprocess

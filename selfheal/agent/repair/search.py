@@ -9,6 +9,7 @@ anything, pairs of the most promising singles are tried (bounded).
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
 import itertools
@@ -24,6 +25,7 @@ from selfheal.agent.repair.mutations import (
     FunctionFacts,
     ModuleFacts,
     enclosing_function,
+    header_nodes,
     parent_map,
     statement_at,
     statement_mutations,
@@ -41,6 +43,7 @@ class SearchSettings:
     pair_pool_disruptive: int = 4  # places in the pool for singles that broke a passing test
     max_pairs: int = 250
     single_share: float = 0.75  # of the candidate budget, before pairs get their turn
+    module_definition_discount: float = 0.5  # a module-level constant read by a suspicious line
 
 
 def edit_size(candidate: Candidate, sources: dict[str, str]) -> int:
@@ -85,6 +88,7 @@ class SearchStrategy:
         statements_seen: set[tuple[str, int, int]] = set()
         contents_seen: set[str] = set()
         found: list[Candidate] = []
+        sites: list[tuple[str, ast.stmt, float, str]] = []  # file, statement, suspiciousness, function
         for suspect in context.localization.top_lines(self.settings.max_lines):
             if suspect.file not in context.sources:
                 continue
@@ -94,7 +98,7 @@ class SearchStrategy:
                 except SyntaxError:
                     continue
                 files[suspect.file] = (src, parent_map(src.tree), ModuleFacts(src))
-            src, parents, module = files[suspect.file]
+            src, parents, _ = files[suspect.file]
             statement = statement_at(src, suspect.line, parents)
             if statement is None:
                 continue
@@ -102,8 +106,11 @@ class SearchStrategy:
             if key in statements_seen:
                 continue
             statements_seen.add(key)
-            function = enclosing_function(statement, parents)
-            facts = FunctionFacts(src, function)
+            sites.append((suspect.file, statement, suspect.score, suspect.function))
+        sites += self._module_definitions(sites, files, statements_seen)
+        for path, statement, score, function_name in sites:
+            src, parents, module = files[path]
+            facts = FunctionFacts(src, enclosing_function(statement, parents))
             mutations = itertools.chain(
                 statement_mutations(src, statement, parents, facts, module, context.hints),
                 template_mutations(src, statement, parents, facts, module),
@@ -113,8 +120,8 @@ class SearchStrategy:
                     changed = apply_edits(context.sources, mutation.edits)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        for path, text in changed.items():
-                            compile(text, path, "exec")
+                        for changed_path, text in changed.items():
+                            compile(text, changed_path, "exec")
                 except (SyntaxError, ValueError):
                     continue
                 digest = content_key(changed)
@@ -124,16 +131,39 @@ class SearchStrategy:
                 found.append(Candidate(
                     edits=mutation.edits,
                     family=mutation.family,
-                    description=f"{suspect.file}:{statement.lineno}: {mutation.description}",
-                    file=suspect.file,
+                    description=f"{path}:{statement.lineno}: {mutation.description}",
+                    file=path,
                     line=statement.lineno,
-                    function=suspect.function,
-                    score=suspect.score * mutation.prior,
+                    function=function_name,
+                    score=score * mutation.prior,
                 ))  # fmt: skip
         rng = random.Random(context.seed)
         tiebreak = {id(c): rng.random() for c in found}
         found.sort(key=lambda c: (-round(c.score, 9), tiebreak[id(c)]))
         return found
+
+    def _module_definitions(self, sites, files, statements_seen) -> list[tuple[str, ast.stmt, float, str]]:
+        """Module-level definitions (`PATTERN = re.compile(...)`, `UNITS = {...}`) that suspicious
+        statements read. They run at import, before any test, so coverage never blames them; the
+        bug can still be there. Each is a site at a discount of the best statement reading it."""
+        found: dict[tuple[str, int, int], tuple[str, ast.stmt, float, str]] = {}
+        for path, statement, score, _ in sites:
+            src = files[path][0]
+            definitions = _module_assignments(src.tree)
+            read = {
+                node.id
+                for header in header_nodes(statement)
+                for node in ast.walk(header)
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+            }
+            for name in read & definitions.keys():
+                definition = definitions[name]
+                key = (path, definition.lineno, definition.col_offset)
+                discounted = score * self.settings.module_definition_discount
+                if key in statements_seen or (key in found and found[key][2] >= discounted):
+                    continue
+                found[key] = (path, definition, discounted, "<module>")
+        return list(found.values())
 
     # -- search ---------------------------------------------------------------------------
     def repair(self, context: RepairContext, screen: ScreenFn, budget: Budget) -> RepairOutcome:
@@ -246,3 +276,20 @@ def _moved(result: Screening, context: RepairContext) -> bool:
         for t in context.targets
         if t in result.still_failing
     )
+
+
+def _module_assignments(tree: ast.Module) -> dict[str, ast.stmt]:
+    """Names bound by plain assignments at the top level of a module."""
+    bound: dict[str, ast.stmt] = {}
+    for statement in tree.body:
+        targets = (
+            statement.targets
+            if isinstance(statement, ast.Assign)
+            else [statement.target]
+            if isinstance(statement, ast.AnnAssign) and statement.value is not None
+            else []
+        )
+        for target in targets:
+            if isinstance(target, ast.Name):
+                bound[target.id] = statement
+    return bound

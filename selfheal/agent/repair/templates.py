@@ -181,34 +181,39 @@ def _negative_bound(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]:
 
 
 def _branch_order(src: SourceFile, statement: ast.stmt, parents) -> Iterator[Mutation]:
-    """`if a: ... elif b: ...` -> `if b: ... elif a: ...`: a broad check that shadows a narrow one."""
+    """`if a: ... elif b: ...` -> `if b: ... elif a: ...`: a broad check that shadows a narrow one.
+
+    From an `if` or `elif` line, the swap with the branch after it; from an `elif`, also the swap
+    with the one before it (the suspicious line is the broad check, or the one it shadows)."""
     if not isinstance(statement, ast.If):
         return
+    pairs = []
     parent = parents.get(statement)
     if isinstance(parent, ast.If) and parent.orelse == [statement] and _is_elif(src, statement):
-        first, second = parent, statement  # the suspicious line is an `elif`: swap it upwards
-    elif len(statement.orelse) == 1 and isinstance(statement.orelse[0], ast.If):
-        first, second = statement, statement.orelse[0]
-        if not _is_elif(src, second):
-            return
-    else:
-        return
-    first_body, second_body = _block_span(src, first.body), _block_span(src, second.body)
-    if first_body is None or second_body is None:
-        return
-    edits = (
-        Edit(src.path, *src.span(first.test), src.segment(second.test)),
-        Edit(src.path, *first_body, src.data[slice(*second_body)].decode("utf-8")),
-        Edit(src.path, *src.span(second.test), src.segment(first.test)),
-        Edit(src.path, *second_body, src.data[slice(*first_body)].decode("utf-8")),
-    )
-    yield Mutation(
-        "statement-move",
-        0.9,
-        edits,
-        f"check `{_short(src.segment(second.test))}` (line {second.lineno}) before "
-        f"`{_short(src.segment(first.test))}` (line {first.lineno})",
-    )
+        pairs.append((parent, statement))
+    if (
+        len(statement.orelse) == 1
+        and isinstance(statement.orelse[0], ast.If)
+        and _is_elif(src, statement.orelse[0])
+    ):
+        pairs.append((statement, statement.orelse[0]))
+    for first, second in pairs:
+        first_body, second_body = _block_span(src, first.body), _block_span(src, second.body)
+        if first_body is None or second_body is None:
+            continue
+        edits = (
+            Edit(src.path, *src.span(first.test), src.segment(second.test)),
+            Edit(src.path, *first_body, src.data[slice(*second_body)].decode("utf-8")),
+            Edit(src.path, *src.span(second.test), src.segment(first.test)),
+            Edit(src.path, *second_body, src.data[slice(*first_body)].decode("utf-8")),
+        )
+        yield Mutation(
+            "statement-move",
+            0.9,
+            edits,
+            f"check `{_short(src.segment(second.test))}` (line {second.lineno}) before "
+            f"`{_short(src.segment(first.test))}` (line {first.lineno})",
+        )
 
 
 def _is_elif(src: SourceFile, node: ast.If) -> bool:
