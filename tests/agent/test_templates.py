@@ -20,6 +20,7 @@ SOURCE = textwrap.dedent("""
     import re
     from datetime import datetime
 
+    UNITS = {"s": 1.0, "ms": 0.001, "us": 1000.0, "min": 60}
     PATTERN = re.compile(r"\\{(\\w+)\\|(.*)\\}")
 
 
@@ -177,3 +178,11 @@ def test_a_shadowed_elif_is_checked_first():
 def test_a_negative_slice_bound_counts_from_the_length():
     found = templates_at(line_of("tail = word[-ttl:]"))["slice"]
     assert found == ["        tail = word[len(word) - ttl:]"]
+
+
+def test_a_unit_scale_is_inverted():
+    found = templates_at(line_of("UNITS = {"))["literal"]
+    assert found == [
+        'UNITS = {"s": 1.0, "ms": 1000.0, "us": 1000.0, "min": 60}',
+        'UNITS = {"s": 1.0, "ms": 0.001, "us": 0.001, "min": 60}',
+    ]

@@ -7,7 +7,8 @@ expression (`a * b + c` -> `a * (b + c)`), check for None instead of falsiness (
 S`), limit a split (`split("=")` -> `split("=", 1)`), reorder a dict merge, make a regular
 expression's quantifier lazy, swap the fields of a date format, pick a sibling constant
 (`ROUND_DOWN` -> `ROUND_HALF_UP`), count a negative slice bound from the length (`x[-n:]` is all of
-`x` when n is 0), or check a narrow case before the broad one that shadows it (`if/elif` order).
+`x` when n is 0), check a narrow case before the broad one that shadows it (`if/elif` order), or
+invert a unit scale (`1000.0` -> `0.001`).
 Each yields `Mutation`s for one suspicious statement, like the operators in `mutations`, and is
 ranked the same way (suspiciousness x prior).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import math
 import re
 import sys
 from collections.abc import Iterator
@@ -104,6 +106,8 @@ def _node_templates(src, node, parents, facts) -> Iterator[Mutation]:
         yield from _normalise_before_compare(src, node)
     elif isinstance(node, ast.BoolOp):
         yield from _or_default(src, node)
+    elif isinstance(node, ast.Constant) and _power_of_ten(node.value):
+        yield from _inverted_scale(src, node)
     elif isinstance(node, ast.Constant) and isinstance(node.value, str):
         call = parents.get(node)
         name = _called_name(call) if isinstance(call, ast.Call) and node in call.args else None
@@ -175,6 +179,24 @@ def _negative_bound(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]:
                 (Edit(src.path, *src.span(bound), text),),
                 f"slice bound `{src.segment(bound)}` -> `{text}` in `{_short(src.segment(node))}`",
             )
+
+
+def _power_of_ten(value: object) -> bool:
+    if type(value) not in (int, float) or value == 0:
+        return False
+    exponent = math.log10(abs(value))
+    return abs(exponent - round(exponent)) < 1e-9 and abs(round(exponent)) >= 2
+
+
+def _inverted_scale(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
+    """`1000.0` -> `0.001`: a unit conversion that multiplies where it should divide."""
+    text = repr(10.0 ** -round(math.log10(abs(node.value))))  # exact: no 1/0.001 = 999.99...
+    yield Mutation(
+        "literal",
+        0.6,
+        (Edit(src.path, *src.span(node), text),),
+        f"scale {src.segment(node)} -> {text}",
+    )
 
 
 # -- the order of checks -------------------------------------------------------------------
