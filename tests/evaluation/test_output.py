@@ -36,7 +36,9 @@ def test_the_schema_is_a_valid_draft_2020_12_schema():
     jsonschema.Draft202012Validator.check_schema(schema())
 
 
-@pytest.mark.parametrize("name", ["full-embedded.json", "smoke-embedded.json"])
+@pytest.mark.parametrize(
+    "name", ["full-embedded.json", "full-embedded-2026-11-22.json", "smoke-embedded.json"]
+)
 def test_the_saved_results_validate(name: str):
     document = json.loads((RESULTS / name).read_text())
     validate(document)
@@ -134,12 +136,12 @@ def test_a_version_2_document_needs_the_fix_quality_and_a_version_1_document_doe
 
 
 def test_a_version_1_result_still_serves_as_a_baseline():
-    baseline = json.loads((RESULTS / "full-embedded.json").read_text())
+    baseline = json.loads((RESULTS / "full-embedded-2026-11-22.json").read_text())
     assert baseline["schema_version"] == 1 and "fix_quality" not in baseline
     runs = runs_of(baseline)
     assert all(r.matches_reference is None for r in runs)
     document = build_document(runs, Summary.of(runs), settings=SETTINGS, subset="full", wall_s=1.0)
-    document["baseline"] = {"file": "full-embedded.json", **compare(document, baseline)}
+    document["baseline"] = {"file": "full-embedded-2026-11-22.json", **compare(document, baseline)}
     validate(document)
     assert document["baseline"]["newly_validated"] == document["baseline"]["no_longer_validated"] == []
     assert document["fix_quality"]["chosen_patch"]["compared"] == 0
