@@ -840,7 +840,9 @@ class HealRun:
         passing = set(baseline.passing)
         chosen: dict[str, None] = {}
         for path, line in lines:
-            for test in coverage.tests_covering(path, line):
+            # a line no test executed runs at import (a module constant) or never: every test
+            # that uses its file may see the change
+            for test in coverage.tests_covering(path, line) or coverage.tests_using(path):
                 if test in passing:
                     chosen[test] = None
         durations = baseline.outcomes

@@ -71,6 +71,10 @@ class CoverageMap:
     def tests_covering(self, relpath: str, line: int) -> list[str]:
         return sorted(t for t, files in self.tests.items() if line in files.get(relpath, ()))
 
+    def tests_using(self, relpath: str) -> list[str]:
+        """Tests that executed any line of the file."""
+        return sorted(t for t, files in self.tests.items() if files.get(relpath))
+
 
 def install_runtime(session: Session) -> None:
     """Copy the in-sandbox helpers into the session (works for any backend)."""

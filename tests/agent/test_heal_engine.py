@@ -243,6 +243,30 @@ def test_module_constants_read_by_a_suspicious_line_are_mutated_too():
     assert plus_one.score == pytest.approx(found.lines[0].score * 0.5 * 0.85)
 
 
+def test_an_edit_no_test_executed_is_screened_with_every_test_of_its_file():
+    """`SCALE = {...}` runs at import, so no test covers it: screening a change there with only
+    its (no) covering tests would call any candidate that fixes the target plausible."""
+    from selfheal.agent.junit import TestOutcome
+    from selfheal.agent.loop import HealRun
+    from selfheal.agent.testrun import CoverageMap, TestReport
+
+    coverage = CoverageMap({
+        "t::cm": {"units.py": frozenset({5})},
+        "t::km": {"units.py": frozenset({5})},
+        "t::other": {"other.py": frozenset({1})},
+        "t::failing_too": {"units.py": frozenset({5})},
+    })  # fmt: skip
+    outcomes = {"t::cm": "failed", "t::km": "passed", "t::other": "passed", "t::failing_too": "failed"}
+    baseline = TestReport("ok", 1, {n: TestOutcome(n, o) for n, o in outcomes.items()}, 0.1)
+    assert HealRun._covering_for_lines([("units.py", 1)], coverage, baseline) == ["t::km"]
+    assert HealRun._covering_for_lines([("units.py", 5)], coverage, baseline) == ["t::km"]
+    assert HealRun._covering_for_lines([("other.py", 1)], coverage, baseline) == ["t::other"]
+    assert HealRun._covering_for_lines([("other.py", 9), ("units.py", 1)], coverage, baseline) == [
+        "t::km",
+        "t::other",
+    ]
+
+
 @pytest.mark.slow
 def test_the_repos_own_venv_is_the_default_interpreter(make_repo, run_heal):
     import subprocess
