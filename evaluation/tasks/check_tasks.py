@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TASKS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TASKS.parents[1]))  # the clone's root: task.toml's keys are the runner's
+from evaluation.bench.tasks import REQUIRED as REQUIRED_KEYS  # noqa: E402
 
 CATEGORIES = {
     "interval-merging",
@@ -61,16 +63,6 @@ CATEGORIES = {
 }
 DIFFICULTIES = {"easy", "medium", "hard"}
 KINDS = {"single-edit", "multi-file", "far-from-assertion", "two-edits", "no-single-mutation"}
-REQUIRED_KEYS = {
-    "id": str,
-    "category": str,
-    "difficulty": str,
-    "summary": str,
-    "bug": str,
-    "kind": list,
-    "test_command": str,
-    "visible_failing": list,
-}
 MIN_TESTS, MAX_TESTS = 4, 15
 SLOW_SECONDS = 2.0
 TIMEOUT = 60  # seconds for one pytest run; a hang is reported, never waited out
