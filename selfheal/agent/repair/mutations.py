@@ -364,11 +364,16 @@ class ModuleFacts:
                 self.names.add(node.id)
             elif isinstance(node, ast.alias):
                 self.names.add((node.asname or node.name).split(".")[0])
+        self.definitions: dict[str, ast.stmt] = {}  # name -> the top-level assignment binding it
         for node in src.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions.append(node.name)
             elif isinstance(node, ast.ClassDef):
                 self.names.add(node.name)
+            elif isinstance(node, ast.Assign) or (isinstance(node, ast.AnnAssign) and node.value is not None):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(target, ast.Name):
+                        self.definitions[target.id] = node
 
 
 def statement_mutations(

@@ -148,8 +148,7 @@ class SearchStrategy:
         bug can still be there. Each is a site at a discount of the best statement reading it."""
         found: dict[tuple[str, int, int], tuple[str, ast.stmt, float, str]] = {}
         for path, statement, score, _ in sites:
-            src = files[path][0]
-            definitions = _module_assignments(src.tree)
+            definitions = files[path][2].definitions
             read = {
                 node.id
                 for header in header_nodes(statement)
@@ -276,20 +275,3 @@ def _moved(result: Screening, context: RepairContext) -> bool:
         for t in context.targets
         if t in result.still_failing
     )
-
-
-def _module_assignments(tree: ast.Module) -> dict[str, ast.stmt]:
-    """Names bound by plain assignments at the top level of a module."""
-    bound: dict[str, ast.stmt] = {}
-    for statement in tree.body:
-        targets = (
-            statement.targets
-            if isinstance(statement, ast.Assign)
-            else [statement.target]
-            if isinstance(statement, ast.AnnAssign) and statement.value is not None
-            else []
-        )
-        for target in targets:
-            if isinstance(target, ast.Name):
-                bound[target.id] = statement
-    return bound
