@@ -180,6 +180,19 @@ def test_a_worker_that_disagrees_with_the_real_run_is_replaced(make_repo, run_he
     assert result.status == "healed"
 
 
+def one_file_context(source: str, coverage, seed: int) -> RepairContext:
+    """The search's context for one file `m.py`, localized from failing t::a and passing t::b."""
+    found = localize(
+        failing=["t::a"],
+        passing=["t::b"],
+        outcomes={},
+        coverage=coverage,
+        sources={"m.py": source},
+        root="/ws",
+    )
+    return RepairContext({"m.py": source}, found, ("t::a",), ("t::b",), coverage, {}, Hints(), seed)
+
+
 def test_candidate_order_is_deterministic_for_a_seed():
     source = (
         "def clip(values, low, high):\n"
@@ -195,18 +208,9 @@ def test_candidate_order_is_deterministic_for_a_seed():
     coverage = CoverageMap(
         {"t::a": {"m.py": frozenset(range(1, 8))}, "t::b": {"m.py": frozenset({1, 2, 3, 4, 6, 7})}}
     )
-    found = localize(
-        failing=["t::a"],
-        passing=["t::b"],
-        outcomes={},
-        coverage=coverage,
-        sources={"m.py": source},
-        root="/ws",
-    )
 
     def order(seed: int) -> list[str]:
-        context = RepairContext({"m.py": source}, found, ("t::a",), ("t::b",), coverage, {}, Hints(), seed)
-        return [c.description for c in SearchStrategy().candidates(context)]
+        return [c.description for c in SearchStrategy().candidates(one_file_context(source, coverage, seed))]
 
     assert order(7) == order(7)
     assert order(7) != order(8)
@@ -220,16 +224,9 @@ def test_module_constants_read_by_a_suspicious_line_are_mutated_too():
     from selfheal.agent.testrun import CoverageMap
 
     coverage = CoverageMap({"t::a": {"m.py": frozenset({7})}, "t::b": {"m.py": frozenset()}})
-    found = localize(
-        failing=["t::a"],
-        passing=["t::b"],
-        outcomes={},
-        coverage=coverage,
-        sources={"m.py": source},
-        root="/ws",
-    )
+    context = one_file_context(source, coverage, seed=1)
+    found = context.localization
     assert [(s.file, s.line) for s in found.lines] == [("m.py", 7)]
-    context = RepairContext({"m.py": source}, found, ("t::a",), ("t::b",), coverage, {}, Hints(), 1)
     candidates = SearchStrategy().candidates(context)
     constant = [c for c in candidates if c.line == 3]
     assert sorted(c.description for c in constant) == [
