@@ -3,6 +3,9 @@
     commit on the base sha -> compare with the remote branch -> push (force, with lease)
     -> open PR | update PR body | nothing changed        => operation created | updated | none
 
+The commit is made in a `Stage` (gitops): a git directory created after the heal, never the
+checkout the heal's tests ran next to, from `Change.files` as held in memory.
+
 A push whose pull request then cannot be opened is undone (the branch deleted); should that
 fail too, the next run finds the branch and reuses it, since the push is forced.
 """
@@ -12,11 +15,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from git import Repo
-
 from selfheal.bot.exceptions import BotError
 from selfheal.bot.github import GitHubClient
-from selfheal.bot.gitops import Identity, Remote
+from selfheal.bot.gitops import Identity, Stage
 
 CREATED, UPDATED, NONE = "created", "updated", "none"
 LABEL = "selfheal"
@@ -25,7 +26,8 @@ BODY_LIMIT = 65_536  # GitHub rejects longer pull request bodies
 
 @dataclass(frozen=True)
 class Change:
-    """What goes into the commit: the repaired files (full text, repo-relative) and the message."""
+    """What goes into the commit: the repaired files and the new tests (full text, repo-relative),
+    nothing else, and the message."""
 
     files: dict[str, str]
     title: str
@@ -55,24 +57,21 @@ def fit_body(body: str, more_url: str) -> str:
     return body[: BODY_LIMIT - len(tail)] + tail
 
 
-def push_branch(remote: Remote, repo: Repo, change: Change, author: Identity) -> tuple[str, bool]:
+def push_branch(stage: Stage, change: Change, author: Identity) -> tuple[str, bool]:
     """Commit the change on its base and push it; (commit sha, whether the branch moved)."""
-    sha = remote.commit(repo, change.files, change.message, author)
-    existing = remote.remote_branch(repo, change.branch)
-    if existing is not None:
-        old_sha, old_tree = existing
-        old = repo.commit(old_sha)
-        same_base = [p.hexsha for p in old.parents] == [change.base_sha]
-        if old_tree == repo.commit(sha).tree.hexsha and same_base:
-            return old_sha, False
-    remote.push(repo, sha, change.branch, expected=existing[0] if existing else None)
-    return sha, True
+    if stage.base != change.base_sha:
+        raise BotError(f"the stage holds {stage.base[:12]}, the change is on {change.base_sha[:12]}")
+    built = stage.commit(change.files, change.message, author)
+    existing = stage.remote_branch(change.branch)
+    if existing is not None and existing.tree == built.tree and existing.parents == (change.base_sha,):
+        return existing.sha, False
+    stage.push(built.sha, change.branch, expected=existing.sha if existing else None)
+    return built.sha, True
 
 
 def publish_pull(
     client: GitHubClient,
-    remote: Remote,
-    repo: Repo,
+    stage: Stage,
     change: Change,
     author: Identity,
     *,
@@ -80,7 +79,7 @@ def publish_pull(
 ) -> Publication:
     owner = client.repo_name.split("/")[0]
     open_prs = client.open_pulls(owner, change.branch, base=change.base_branch)
-    sha, moved = push_branch(remote, repo, change, author)
+    sha, moved = push_branch(stage, change, author)
     notes: list[str] = []
     if open_prs:
         pull = open_prs[0]

@@ -25,7 +25,7 @@ from selfheal.agent.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealR
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
 from selfheal.bot.exceptions import BotError
 from selfheal.bot.github import PERMISSION_RANK, GitHubClient
-from selfheal.bot.gitops import Identity, Remote
+from selfheal.bot.gitops import Identity, Remote, Stage
 from selfheal.bot.progress import ProgressComment
 from selfheal.bot.publish import NONE, Change, Publication, fit_body, publish_pull, push_branch
 from selfheal.bot.signature import branch_for, failure_signature
@@ -163,8 +163,8 @@ class Bot:
     ) -> Outcome:
         dry_run = self.settings.dry_run or trigger.dry_run
         remote = Remote(self.client.clone_url, self.token)
-        repo = remote.clone(workdir / "repo", sha=target.sha, branch=target.branch)
-        result, report, out_dir = self._run_heal(trigger, Path(repo.working_tree_dir or ""), progress)
+        checkout = remote.clone(workdir / "repo", sha=target.sha, branch=target.branch)
+        result, report, out_dir = self._run_heal(trigger, checkout, progress)
         outcome = Outcome(result.status, result.error or result.status, result, report, None, out_dir)
 
         if result.status not in (HEALED, PARTIAL) or not result.changes:
@@ -179,13 +179,26 @@ class Bot:
             self._conclude(trigger, progress, text, ok=True)
             outcome.message = "dry run: nothing pushed"
             return outcome
+        # the checkout is left alone from here on: the heal ran the repository's tests next to it,
+        # so its .git may hold hooks or drivers they planted. The commit is made in a new stage.
+        with remote.stage(self.settings.workdir, base=change.base_sha, branch=target.branch) as stage:
+            return self._publish(stage, trigger, progress, change, outcome)
+
+    def _publish(
+        self,
+        stage: Stage,
+        trigger: Trigger,
+        progress: ProgressComment | None,
+        change: Change,
+        outcome: Outcome,
+    ) -> Outcome:
         owner = self.client.repo_name.split("/")[0]
         if (
             self.settings.mode == "review"
             and trigger.issue_number
             and not self.client.open_pulls(owner, change.branch, base=change.base_branch)
         ):
-            sha, _ = push_branch(remote, repo, change, self.settings.author)
+            sha, _ = push_branch(stage, change, self.settings.author)
             self._propose(trigger, progress, change, sha)
             outcome.status, outcome.message = (
                 PROPOSED,
@@ -196,7 +209,7 @@ class Bot:
         if self.settings.mode == "review" and not trigger.issue_number:
             change = replace(change, draft=True)  # no conversation to propose in: a draft asks for review
         publication = publish_pull(
-            self.client, remote, repo, change, self.settings.author, reviewer=_human(trigger.requester)
+            self.client, stage, change, self.settings.author, reviewer=_human(trigger.requester)
         )
         outcome.publication = publication
         verb = {"created": "opened", "updated": "updated", "none": "is unchanged at"}[publication.operation]
@@ -243,6 +256,10 @@ class Bot:
         return result, report, out_dir
 
     def _change(self, result: HealResult, report: dict[str, Any], target: Target, out_dir: Path) -> Change:
+        if result.base_sha != target.sha:
+            raise BotError(
+                f"the heal's base {result.base_sha[:12]} is not the commit asked for, {target.sha[:12]}"
+            )
         prefix = f"{result.project_dir}/" if result.project_dir else ""
         files = {prefix + path: text for path, text in {**result.changes, **result.test_files}.items()}
         signature = failure_signature(result.baseline, result.flaky, target.branch)  # type: ignore[arg-type]
