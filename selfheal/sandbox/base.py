@@ -28,6 +28,65 @@ class Limits:
     cpu_seconds: int | None = None  # None: derived from each command's timeout
     output_bytes: int = DEFAULT_OUTPUT_LIMIT
     cpus: float = float(min(2, os.cpu_count() or 1))  # the docker backend's CPU quota
+    disk_mb: int = 1024  # how much the commands may add to the workspace (and a private /tmp)
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """The facts of a session's containment, each one checkable from inside the sandbox.
+
+    `uid` is the user the commands run as where they run; `separate_user` says whether that is
+    another user than selfheal's own process (so the commands cannot read its memory, its
+    environment or its root-only files). `contained` is what GitHub requires before it lets a
+    repository's code run next to a token: another user, or namespaces that hide selfheal's
+    processes and files, or a container.
+    """
+
+    uid: int
+    separate_user: bool
+    capabilities: tuple[str, ...]  # effective capabilities of the commands; () = none
+    namespaces: tuple[str, ...]  # new namespaces the commands live in (mount, pid, net, ...)
+    network: bool
+    filesystem: str  # what the commands may write
+    disk_limit_mb: int | None
+    processes: str  # what bounds the number of processes
+    nested_user_namespaces: bool  # whether the commands may create user namespaces
+    notes: tuple[str, ...] = ()  # further limits in force (rlimits, memory, CPU)
+
+    @property
+    def contained(self) -> bool:
+        if self.capabilities:
+            return False
+        return self.separate_user or {"mount", "pid", "user"} <= set(self.namespaces)
+
+    def describe(self) -> str:
+        who = f"uid {self.uid}" + (", not selfheal's user" if self.separate_user else ", selfheal's own user")
+        parts = [
+            who,
+            "capabilities: " + (", ".join(self.capabilities) if self.capabilities else "none"),
+            "namespaces: " + (", ".join(self.namespaces) if self.namespaces else "none"),
+            "network: " + ("reachable" if self.network else "none"),
+            f"writes: {self.filesystem}",
+            f"workspace limit: +{self.disk_limit_mb} MiB" if self.disk_limit_mb else "workspace limit: none",
+            f"processes: {self.processes}",
+            "new user namespaces: " + ("allowed" if self.nested_user_namespaces else "blocked"),
+            *self.notes,
+        ]
+        return "; ".join(parts)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "uid": self.uid,
+            "separate_user": self.separate_user,
+            "capabilities": list(self.capabilities),
+            "namespaces": list(self.namespaces),
+            "network": self.network,
+            "filesystem": self.filesystem,
+            "disk_limit_mb": self.disk_limit_mb,
+            "processes": self.processes,
+            "nested_user_namespaces": self.nested_user_namespaces,
+            "contained": self.contained,
+        }
 
 
 @dataclass(frozen=True)
@@ -37,9 +96,21 @@ class SandboxInfo:
     backend: str
     network: bool
     isolation: str
+    facts: Isolation | None = None
+
+    @classmethod
+    def of(cls, backend: str, facts: Isolation) -> SandboxInfo:
+        return cls(backend, facts.network, facts.describe(), facts)
 
     def as_dict(self) -> dict[str, object]:
-        return {"backend": self.backend, "network": self.network, "isolation": self.isolation}
+        info: dict[str, object] = {
+            "backend": self.backend,
+            "network": self.network,
+            "isolation": self.isolation,
+        }
+        if self.facts is not None:
+            info["facts"] = self.facts.as_dict()
+        return info
 
 
 @dataclass(frozen=True)
@@ -91,7 +162,12 @@ class Session(Protocol):
 
     def open_channel(self, argv: list[str], *, env: dict[str, str] | None = None) -> Channel: ...
 
-    def write_file(self, relpath: str, content: str | bytes) -> None: ...
+    # Files travel between selfheal and the workspace without following anything the commands
+    # planted. A write that meets a link, a file where a folder should be or a folder where the
+    # file should be raises WorkspaceTrap, unless `force`: then those entries are removed (never
+    # followed) and the file is put in place, which is how selfheal restores its own files and
+    # the base versions of the repository's. A read of anything but a regular file is None.
+    def write_file(self, relpath: str, content: str | bytes, *, force: bool = False) -> None: ...
 
     def read_file(self, relpath: str) -> bytes | None: ...
 

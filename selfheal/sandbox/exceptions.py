@@ -1,8 +1,14 @@
 """Errors of the sandbox layer.
 
     SandboxError
-    ├── SandboxUnavailable   the backend asked for cannot run here (no engine, no image)
-    └── SetupFailed          installing the repo's dependencies in the sandbox failed
+    ├── SandboxUnavailable   the backend asked for cannot run here (no engine, no image, or it
+    │                        could not contain the commands as the caller requires)
+    ├── SetupFailed          installing the repo's dependencies in the sandbox failed
+    ├── LimitExceeded        the commands outgrew a limit that ends the session (the workspace's
+    │                        size); every later command raises it too
+    └── WorkspaceTrap        a file selfheal writes sits behind something the commands planted
+                             (a link or a file where a folder should be, a folder where the file
+                             should be); nothing was written through it
 
 A command that fails or times out inside a sandbox is not an error: it is an `ExecResult`.
 """
@@ -17,4 +23,12 @@ class SandboxUnavailable(SandboxError):
 
 
 class SetupFailed(SandboxError):
+    pass
+
+
+class LimitExceeded(SandboxError):
+    pass
+
+
+class WorkspaceTrap(SandboxError):
     pass

@@ -3,7 +3,9 @@
 Every probe process carries a unique marker in its argv so the test can look for survivors in the
 host's /proc. Tests that exercise containment run twice: with bubblewrap namespaces (where the
 machine allows them) and with `namespaces=False`, which must still kill whole process trees,
-apply rlimits and filter the environment.
+apply rlimits and filter the environment. Run as root, both run the commands as the session's own
+unprivileged uid, so workspaces are made in open folders and commands run on an interpreter that
+uid can reach (tests/sandbox/conftest.py).
 """
 
 from __future__ import annotations
@@ -37,14 +39,26 @@ from selfheal.sandbox import (
     LocalSession,
     Session,
 )
+from selfheal.sandbox.exceptions import WorkspaceTrap
 from selfheal.sandbox.local import LocalChannel
+from tests.sandbox.conftest import interpreter_folders
 
-PY = sys.executable
+PY = sys.executable  # replaced by an interpreter the sandbox user can run (see use_open_python)
 MiB = 1024 * 1024
 PIDS_ROOT = Path("/sys/fs/cgroup/pids")
 
 
 # -- helpers ------------------------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def use_open_python(open_python: str) -> None:
+    global PY
+    PY = open_python
+
+
+def start(sandbox: LocalSandbox, workspace: Path) -> LocalSession:
+    return sandbox.start(workspace, expose=interpreter_folders(PY))
+
+
 def marker_pids(marker: str) -> list[int]:
     """Live processes (host view) whose command line contains `marker`."""
     needle = marker.encode()
@@ -104,8 +118,8 @@ def marker() -> Iterator[str]:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
+def workspace(open_folder: Path) -> Path:
+    ws = open_folder / "ws"
     ws.mkdir()
     return ws
 
@@ -117,13 +131,13 @@ def namespaces(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture
 def session(workspace: Path, namespaces: bool) -> Iterator[LocalSession]:
-    with LocalSandbox(namespaces=namespaces).start(workspace) as opened:
+    with start(LocalSandbox(namespaces=namespaces), workspace) as opened:
         yield opened
 
 
 @pytest.fixture
 def bwrap_session(workspace: Path) -> Iterator[LocalSession]:
-    with LocalSandbox().start(workspace) as opened:
+    with start(LocalSandbox(), workspace) as opened:
         if opened.info.network:
             pytest.skip(f"bubblewrap unusable on this machine: {opened.info.isolation}")
         yield opened
@@ -167,12 +181,11 @@ def test_background_leftovers_are_killed_when_the_command_exits(session: LocalSe
 
 # -- 2. fork bomb and process count ------------------------------------------------------------
 def test_fork_bomb_is_contained(workspace: Path, namespaces: bool, marker: str) -> None:
-    with LocalSandbox(Limits(max_processes=64), namespaces=namespaces).start(workspace) as session:
+    with start(LocalSandbox(Limits(max_processes=64), namespaces=namespaces), workspace) as session:
         # Refuse to light the bomb unless something bounds the process count.
-        assert (
-            "pids cgroup (64 processes)" in session.info.isolation
-            or "RLIMIT_NPROC (+64 processes)" in session.info.isolation
-        ), session.info.isolation
+        assert "cgroup (64 processes" in session.facts.processes or "NPROC (" in session.facts.processes, (
+            session.info.isolation
+        )
         code = f"""
         import os
         M = {marker!r}
@@ -226,7 +239,7 @@ def test_max_processes_bounds_how_many_children_a_command_creates(
         count += 1
     print("forked", count, flush=True)
     """
-    with LocalSandbox(Limits(max_processes=64), namespaces=namespaces).start(workspace) as session:
+    with start(LocalSandbox(Limits(max_processes=64), namespaces=namespaces), workspace) as session:
         result = run_py(session, code, timeout=10)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("forked ")
@@ -313,7 +326,7 @@ def test_secrets_never_reach_the_command(
     print(json.dumps({"environ": dict(os.environ), "proc": raw}))
     """
     sandbox = LocalSandbox(namespaces=namespaces, extra_env={"ANTHROPIC_API_KEY": "sk-ant-via-extra-env"})
-    with sandbox.start(workspace) as session:
+    with start(sandbox, workspace) as session:
         result = run_py(
             session,
             code,
@@ -387,7 +400,8 @@ def test_no_network_under_bwrap(bwrap_session: LocalSession, tcp_server: tuple[i
     assert wait_for(lambda: accepted[0] == 1, timeout=2)
 
     assert bwrap_session.info.network is False
-    assert "bwrap namespaces" in bwrap_session.info.isolation
+    assert "net" in bwrap_session.facts.namespaces
+    assert "network: none" in bwrap_session.info.isolation
     result = run_py(bwrap_session, CONNECT.format(port=port), timeout=10)
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout)
@@ -402,7 +416,7 @@ def test_without_namespaces_network_is_reported_and_real(
     workspace: Path, tcp_server: tuple[int, list[int]]
 ) -> None:
     port, accepted = tcp_server
-    with LocalSandbox(namespaces=False).start(workspace) as session:
+    with start(LocalSandbox(namespaces=False), workspace) as session:
         assert session.info.network is True
         result = run_py(session, CONNECT.format(port=port), timeout=10)
     assert result.returncode == 0, result.stderr
@@ -413,6 +427,7 @@ def test_without_namespaces_network_is_reported_and_real(
 def test_file_system_is_read_only_outside_the_workspace(bwrap_session: LocalSession, tmp_path: Path) -> None:
     # /tmp is a private tmpfs inside bwrap, so use a directory outside /tmp as well.
     var_tmp = Path(tempfile.mkdtemp(prefix="selfheal-ro-", dir="/var/tmp"))
+    var_tmp.chmod(0o777)  # so that only the read-only mount can refuse, not the permissions
     tmp_outside = tmp_path / "outside"
     tmp_outside.mkdir()
     try:
@@ -458,14 +473,22 @@ def test_file_system_is_read_only_outside_the_workspace(bwrap_session: LocalSess
 
 # -- 7. without namespaces ---------------------------------------------------------------------
 def test_no_namespaces_info(workspace: Path) -> None:
-    with LocalSandbox(namespaces=False).start(workspace) as session:
-        info = session.info
+    with start(LocalSandbox(namespaces=False), workspace) as session:
+        info, facts = session.info, session.facts
     assert info.backend == "local"
     assert info.network is True
-    assert "bwrap namespaces" not in info.isolation
-    assert info.isolation.startswith("no namespaces (disabled); own process group; ")
-    assert "rlimits (address space 2048 MiB, file size 512 MiB, CPU)" in info.isolation
-    assert info.as_dict() == {"backend": "local", "network": True, "isolation": info.isolation}
+    assert facts.namespaces == ()
+    assert "namespaces: none; network: reachable" in info.isolation
+    assert info.isolation.endswith("; no namespaces (disabled)")
+    assert "rlimits: address space 2048 MiB, file size 512 MiB, CPU time" in info.isolation
+    assert info.as_dict() == {
+        "backend": "local",
+        "network": True,
+        "isolation": info.isolation,
+        "facts": facts.as_dict(),
+    }
+    assert facts.separate_user is (os.geteuid() == 0)
+    assert facts.contained is (os.geteuid() == 0)
 
 
 def test_rlimits_are_applied(workspace: Path, namespaces: bool) -> None:
@@ -481,7 +504,7 @@ def test_rlimits_are_applied(workspace: Path, namespaces: bool) -> None:
     except OSError as exc:
         print("write failed", errno.errorcode[exc.errno])
     """
-    with LocalSandbox(limits, namespaces=namespaces).start(workspace) as session:
+    with start(LocalSandbox(limits, namespaces=namespaces), workspace) as session:
         result = run_py(session, code, timeout=3)
     assert result.returncode == 0, result.stderr
     cpu = math.ceil(3) + 10
@@ -496,7 +519,7 @@ def test_rlimits_are_applied(workspace: Path, namespaces: bool) -> None:
 
 
 def test_cpu_limit_stops_a_busy_loop_before_the_timeout(workspace: Path, namespaces: bool) -> None:
-    with LocalSandbox(Limits(cpu_seconds=1), namespaces=namespaces).start(workspace) as session:
+    with start(LocalSandbox(Limits(cpu_seconds=1), namespaces=namespaces), workspace) as session:
         result = run_py(session, "while True:\n    pass\n", timeout=10)
     assert result.timed_out is False
     # SIGXCPU: -24 from Popen directly; bwrap reports a signalled child as 128 + 24.
@@ -556,19 +579,16 @@ def test_file_access_cannot_escape_the_workspace(workspace: Path, tmp_path: Path
     outside.mkdir()
     (outside / "secret.txt").write_text("secret")
     (workspace / "link").symlink_to(outside)
-    with LocalSandbox(namespaces=False).start(workspace) as session:
-        for bad in (
-            "../x",
-            "sub/../../x",
-            "../outside/secret.txt",
-            str(outside / "secret.txt"),
-            "link/secret.txt",
-            "link/new.txt",
-        ):
+    with start(LocalSandbox(namespaces=False), workspace) as session:
+        for bad in ("../x", "sub/../../x", "../outside/secret.txt", str(outside / "secret.txt")):
             with pytest.raises(ValueError, match="escapes the workspace"):
                 session.write_file(bad, "pwned")
             with pytest.raises(ValueError, match="escapes the workspace"):
                 session.read_file(bad)
+        for through_link in ("link/secret.txt", "link/new.txt"):
+            with pytest.raises(WorkspaceTrap, match=r"link is a symbolic link \(to .*outside\)"):
+                session.write_file(through_link, "pwned")
+            assert session.read_file(through_link) is None
         assert not (tmp_path / "x").exists()
         assert not (outside / "new.txt").exists()
         assert (outside / "secret.txt").read_text() == "secret"
@@ -645,7 +665,7 @@ def test_channel_end_of_stream(session: LocalSession) -> None:
 
 
 def test_session_close_closes_channels(workspace: Path, namespaces: bool, marker: str) -> None:
-    session = LocalSandbox(namespaces=namespaces).start(workspace)
+    session = start(LocalSandbox(namespaces=namespaces), workspace)
     channel = session.open_channel([PY, "-c", SPAWN_CHILDREN.format(marker=marker) + ECHO])
     assert channel.receive(10) == "children started True"
     session.close()
@@ -692,7 +712,7 @@ def _selfheal_cgroups() -> set[str]:
 
 def test_cgroups_are_removed_after_runs_and_close(workspace: Path, namespaces: bool) -> None:
     before = _selfheal_cgroups()
-    session = LocalSandbox(namespaces=namespaces).start(workspace)
+    session = start(LocalSandbox(namespaces=namespaces), workspace)
     if "pids cgroup" not in session.info.isolation:
         session.close()
         pytest.skip(f"no pids cgroup here: {session.info.isolation}")

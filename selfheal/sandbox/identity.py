@@ -1,0 +1,197 @@
+"""The user a local session's commands run as when selfheal itself runs as root.
+
+Root in the sandbox is root on the machine: it can read every file, remount what bubblewrap made
+read-only, leave any cgroup and ptrace selfheal. So as root, a session takes a uid of its own —
+one no account and no running process has — gives it the workspace copy and nothing else, and
+runs every command as that uid with no capabilities. A uid per session, not a shared `nobody`,
+keeps two heals on one machine (the bot's workers) out of each other's workspaces, and makes
+"every process of this session" a question the kernel answers: the processes of that uid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import pwd
+import random
+import shutil
+import signal
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+# Below 65536, so the uid exists in user-namespaced container engines too (they map 0-65535);
+# above the usual range of human accounts.
+UID_RANGE = (50_000, 60_000)
+# Folders every user may write even without namespaces; cleared of the session's files at its end.
+SHARED_SCRATCH = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP = 24
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+# Loaded here, not in the child: dlopen between fork and exec could wait on a lock another
+# thread of selfheal held at the fork.
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def _last_capability() -> int:
+    try:
+        return int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    except (OSError, ValueError):
+        return 40
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+class Filter:
+    """A seccomp program in the form prctl takes, built before the fork that installs it."""
+
+    def __init__(self, program: bytes) -> None:
+        self._program = program  # kept alive: the structure points into it
+        self.fprog = _SockFprog(len(program) // 8, program)
+
+
+_LAST_CAPABILITY = _last_capability()
+
+
+@dataclass(frozen=True)
+class SandboxUser:
+    uid: int
+    gid: int
+
+    @classmethod
+    def allocate(cls) -> SandboxUser:
+        busy = _uids_running()
+        rng = random.SystemRandom()
+        for _ in range(200):
+            uid = rng.randrange(*UID_RANGE)
+            if uid in busy or _has_account(uid):
+                continue
+            return cls(uid, uid)
+        raise OSError("no free uid for the sandbox user in " + "-".join(map(str, UID_RANGE)))
+
+    def drop_to(self, seccomp: Filter | None = None) -> None:
+        """In a child process between fork and exec: become this user for good, with no
+        capabilities, an empty bounding set and no way back (no_new_privs: setuid programs and
+        file capabilities are ignored from here on); then install `seccomp`, if given."""
+        for capability in range(_LAST_CAPABILITY + 1):
+            _LIBC.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+        os.setgroups([])
+        os.setresgid(self.gid, self.gid, self.gid)
+        os.setresuid(self.uid, self.uid, self.uid)
+        if _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        if seccomp is not None and _LIBC.prctl(
+            PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(seccomp.fprog)
+        ):
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+
+    def give(self, root: Path) -> None:
+        """Make `root` and everything under it this user's, without following links."""
+        os.lchown(root, self.uid, self.gid)
+        for folder, dirs, files in os.walk(root):
+            for name in (*dirs, *files):
+                os.lchown(os.path.join(folder, name), self.uid, self.gid)
+
+    def processes(self) -> list[int]:
+        return [pid for pid, uid in _process_uids() if uid == self.uid]
+
+    def kill_all(self, attempts: int = 200) -> int:
+        """SIGKILL every process of this user until none is left; how many were killed.
+
+        A process cannot change its uid without privileges, so this finds daemons that left
+        their process group, session and (where they could) cgroup. A fork bomb keeps forking
+        while this runs; the process limit of the uid bounds it, so the loop ends."""
+        killed = 0
+        for _ in range(attempts):
+            found = self.processes()
+            if not found:
+                return killed
+            for pid in found:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+            time.sleep(0.01)
+        return killed
+
+    def remove_scratch_files(self, folders: tuple[Path, ...] = SHARED_SCRATCH) -> list[str]:
+        """Delete what this user left in world-writable folders; the paths removed."""
+        removed = []
+        for folder in folders:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    if entry.stat(follow_symlinks=False).st_uid != self.uid:
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    else:
+                        os.unlink(entry.path)
+                    removed.append(entry.path)
+                except OSError:
+                    continue
+        return removed
+
+
+def _has_account(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    return True
+
+
+def _process_uids() -> list[tuple[int, int]]:
+    """(pid, real uid) of every process this process can see."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"Uid:"):
+                        found.append((int(entry.name), int(line.split()[1])))
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _uids_running() -> set[int]:
+    return {uid for _, uid in _process_uids()}
+
+
+def closed_folder(path: Path) -> Path | None:
+    """The first folder on the way to `path` that a user other than its owner cannot pass
+    through (no search permission for others), or None when the whole way is open."""
+    path = Path(os.path.abspath(path))
+    for folder in [*reversed(path.parents), path]:
+        try:
+            mode = os.stat(folder).st_mode
+        except OSError:
+            return folder
+        if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+            return folder
+    return None
+
+
+def readable_by_others(path: Path) -> bool:
+    """Whether a user other than the owner, in none of its groups, can reach and read `path`
+    (for a folder: list it and pass through it)."""
+    real = Path(os.path.realpath(path))
+    if closed_folder(real.parent) is not None:
+        return False
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return False
+    needed = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    return mode & needed == needed
