@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,6 +140,57 @@ def test_errors_name_the_step_and_never_the_token(fake, tmp_path: Path) -> None:
         Remote("https://x-access-token:abc@github.com/acme/calc.git", TOKEN)
     with pytest.raises(GitError, match="is not http"):
         Remote("ssh://github.com/acme/calc.git", TOKEN)
+
+
+def test_only_the_processes_that_talk_to_the_remote_get_the_token(fake, tmp_path: Path, monkeypatch) -> None:
+    """Every git process selfheal starts, seen by a `git` first on PATH that logs and hands over."""
+    server, _bare, sha = fake
+    log = tmp_path / "calls.jsonl"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    real_git = shutil.which("git")
+    wrapper.write_text(
+        f"#!{sys.executable}\n"
+        "import json, os, sys\n"
+        f"with open({str(log)!r}, 'a') as f:\n"
+        "    f.write(json.dumps({'argv': sys.argv[1:], 'env': dict(os.environ)}) + '\\n')\n"
+        f"os.execv({real_git!r}, [{real_git!r}, *sys.argv[1:]])\n",
+        encoding="utf-8",
+    )
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere"))
+    remote = Remote(server.git_url("acme/calc"), TOKEN)
+    remote.clone(tmp_path / "clone", sha=sha, branch="main")
+    with remote.stage(tmp_path, base=sha) as stage:
+        built = stage.commit({"calc.py": "def inc(x):\n    return x + 1\n"}, "fix", Identity())
+        stage.remote_branch("selfheal/w")
+        stage.push(built.sha, "selfheal/w", expected=None)
+        stage.remote_branch("selfheal/w")
+    monkeypatch.undo()
+
+    calls = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    seen: dict[str, set[bool]] = {}
+    for call in calls:
+        argv, env = call["argv"], call["env"]
+        settings = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-c"]
+        assert {
+            "core.hooksPath=/dev/null",
+            "core.fsmonitor=false",
+            "credential.helper=",
+            "protocol.allow=never",
+        } <= set(settings)
+        assert env["GIT_CONFIG_NOSYSTEM"] == "1" and env["GIT_CONFIG_GLOBAL"] == os.devnull
+        assert "GIT_DIR" not in env and "GITHUB_TOKEN" not in env
+        command = next(a for a in argv if not a.startswith("-") and a not in settings)
+        has_header = any(TOKEN in v or "extraheader" in v or "AUTHORIZATION" in v for v in env.values())
+        seen.setdefault(command, set()).add(has_header)
+    assert seen.pop("fetch") == seen.pop("ls-remote") == seen.pop("push") == {True}
+    local = {"init", "checkout", "cat-file", "read-tree", "ls-tree", "hash-object", "update-index",
+             "write-tree", "diff-tree", "commit-tree", "rev-parse"}  # fmt: skip
+    assert set(seen) == local
+    assert set().union(*seen.values()) == {False}
 
 
 def test_identity_parsing() -> None:
