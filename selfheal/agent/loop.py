@@ -51,10 +51,10 @@ from selfheal.agent.testproof import TestProver, remove_file
 from selfheal.agent.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunner
 from selfheal.agent.toolbox import Toolbox
 from selfheal.agent.tools import debugger_toolbox
-from selfheal.agent.verdict import NewTestEvidence, Verdict, judge, with_new_tests
+from selfheal.agent.verdict import NewTestEvidence, RuleResult, Verdict, judge, with_new_tests
 from selfheal.agent.workspace import Origin, Workspace, WorkspaceError
 from selfheal.sandbox import Sandbox, SandboxInfo, Session
-from selfheal.sandbox.exceptions import SetupFailed
+from selfheal.sandbox.exceptions import LimitExceeded, SetupFailed, WorkspaceTrap
 
 MAX_VALIDATIONS_PER_ROUND = 3
 QA_ROUND_SEARCH = 10  # search candidates after the model's, in the round for failing generated tests
@@ -103,7 +103,12 @@ def heal(
                 checkpoints=checkpoints,
                 resume=resume,
             )
-            result = run.execute()
+            try:
+                result = run.execute()
+            except (LimitExceeded, WorkspaceTrap) as exc:
+                # the tests outgrew the sandbox or broke selfheal's hold on the workspace: what
+                # ran so far stands in the report, with the reason the heal could not go on
+                result = run.finish(ERROR, error=f"the heal stopped: {exc}")
         finally:
             session.close()
     finally:
@@ -351,11 +356,12 @@ class HealRun:
         files: dict[str, list] = {}
         for proven in failing:
             files.setdefault(proven.path, []).append(proven.case)
-        for path, cases in files.items():
-            self.session.write_file(path, TestFile(path, tuple(cases)).render())
         accepted = dict(result.changes)
         qa_ids = [p.nodeid for p in failing]
+        replaced = False
         try:
+            for path, cases in files.items():
+                self.session.write_file(path, TestFile(path, tuple(cases)).render())
             context = self._context(qa_ids, accepted, baseline, coverage)
             context = replace(context, baseline_messages={p.nodeid: p.patch_message for p in failing})
             screener = SubprocessScreener(self.session, self.runner, self.sources)
@@ -373,7 +379,6 @@ class HealRun:
                     tried=outcome.tried, plausible=len(outcome.plausible), stopped=outcome.stopped_because
                 )
             result.metrics.candidates_tried += outcome.tried
-            replaced = False
             for screening in outcome.plausible[:MAX_VALIDATIONS_PER_ROUND]:
                 verdict = self.validate(screening.candidate, accepted, baseline)
                 after = result.after
@@ -388,6 +393,9 @@ class HealRun:
                     replaced = True
                     break
                 _restore(result, kept)
+        except WorkspaceTrap as exc:
+            result.notes.append(f"the round for the generated tests that failed on the patch stopped: {exc}")
+            _restore(result, kept)
         finally:
             for path in files:
                 remove_file(self.session, self.python, path)
@@ -532,7 +540,9 @@ class HealRun:
             timeout=60,
         )
         if probe.returncode == 127:
-            raise InterpreterError(f"Python interpreter not found: {self.python}")
+            said = probe.stderr.strip().splitlines()
+            detail = f" ({said[-1]})" if said and "permission denied" in said[-1] else ""
+            raise InterpreterError(f"Python interpreter not found: {self.python}{detail}")
         if not probe.ok:
             said = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else probe.returncode
             raise InterpreterError(
@@ -793,13 +803,16 @@ class HealRun:
         changes = {p: t for p, t in changes.items() if t != self.base_text(p)}
         patch = self.workspace.diff(changes)
         with stage(self.events, "validate", candidate=candidate.description) as info:
-            for path, text in changes.items():
-                self.session.write_file(path, text)
             try:
+                for path, text in changes.items():
+                    self.session.write_file(path, text)
                 after, _ = self.runner.run()
+            except WorkspaceTrap as exc:
+                info.update(status=NOT_HEALED, violations=[str(exc)])
+                return self._refuse(candidate, f"the patch could not be put in place: {exc}")
             finally:
                 for path in changes:
-                    self.session.write_file(path, self.base_text(path))
+                    self.session.write_file(path, self.base_text(path), force=True)
             verdict = judge(
                 baseline=baseline, flaky=set(self.result.flaky), after=after, changes=changes,
                 base_texts={p: self.base_text(p) for p in changes}, patch=patch,
@@ -823,6 +836,13 @@ class HealRun:
             self.result.fixes = (*self.result.fixes, candidate)
         else:
             self.result.rejections.append(Rejection(candidate, verdict))
+        return verdict
+
+    def _refuse(self, candidate: Candidate, why: str) -> Verdict:
+        """A candidate that never reached the verdict's test run: refused with the reason."""
+        verdict = Verdict(NOT_HEALED, (RuleResult(6, False, why),), (), (), (), ())
+        self.result.metrics.validations += 1
+        self.result.rejections.append(Rejection(candidate, verdict))
         return verdict
 
     # -- helpers --------------------------------------------------------------------------

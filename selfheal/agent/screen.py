@@ -20,6 +20,7 @@ from typing import Protocol
 
 from selfheal.agent.testrun import RUNS_DIR, RUNTIME_DIR, TestRunner
 from selfheal.sandbox import Channel, Session
+from selfheal.sandbox.exceptions import WorkspaceTrap
 
 PASSING = "passed"
 
@@ -77,7 +78,7 @@ class ForkScreener:
             "cache_dir": str(session.root / RUNS_DIR / "worker-cache"),
         }
         config_rel = f"{RUNS_DIR}/worker.json"
-        session.write_file(config_rel, json.dumps(config))
+        session.write_file(config_rel, json.dumps(config), force=True)
         argv = [
             runner.python,
             str(session.root / RUNTIME_DIR / "selfheal_screen_worker.py"),
@@ -154,13 +155,15 @@ class SubprocessScreener:
     def screen(
         self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
     ) -> ScreenResult:
-        for path, text in changes.items():
-            self._session.write_file(path, text)
         try:
+            for path, text in changes.items():
+                self._session.write_file(path, text)
             report, _ = self._runner.run(tests, timeout=timeout, test_timeout=test_timeout)
+        except WorkspaceTrap as exc:
+            return ScreenResult(error=str(exc))
         finally:
             for path in changes:
-                self._session.write_file(path, self._base[path])
+                self._session.write_file(path, self._base[path], force=True)
         if not report.outcomes:
             return ScreenResult(error=report.message or report.status, duration_s=report.duration_s)
         return ScreenResult(

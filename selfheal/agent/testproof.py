@@ -18,6 +18,7 @@ from dataclasses import replace
 from selfheal.agent.newtests import ProvenTest, TestCase, TestFile, check_case_code
 from selfheal.agent.testrun import TestReport, TestRunner
 from selfheal.sandbox import Session
+from selfheal.sandbox.exceptions import WorkspaceTrap
 
 PROOF_TIMEOUT = 120.0
 _SAFE = re.compile(r"[^A-Za-z0-9_]+")
@@ -66,18 +67,21 @@ class TestProver:
         if not cases:
             return [], discarded
         file = replace(file, cases=tuple(cases))
-        self.session.write_file(file.path, file.render())
         try:
-            on_base = self._run(file.path)
-            for path, text in changes.items():
-                self.session.write_file(path, text)
+            self.session.write_file(file.path, file.render())
             try:
-                on_patch = self._run(file.path)
+                on_base = self._run(file.path)
+                try:
+                    for path, text in changes.items():
+                        self.session.write_file(path, text)
+                    on_patch = self._run(file.path)
+                finally:
+                    for path in changes:
+                        self.session.write_file(path, self.base_text(path), force=True)
             finally:
-                for path in changes:
-                    self.session.write_file(path, self.base_text(path))
-        finally:
-            self._remove(file.path)
+                self._remove(file.path)
+        except WorkspaceTrap as exc:  # the tests planted something where the proof writes
+            return [], [*discarded, *((case, f"not proven: {exc}") for case in cases)]
         if not on_patch.outcomes:
             reason = _one_line(on_patch.message) or f"the test file could not run ({on_patch.status})"
             return [], [

@@ -80,7 +80,7 @@ def install_runtime(session: Session) -> None:
     """Copy the in-sandbox helpers into the session (works for any backend)."""
     package = resources.files("selfheal.agent.runtime")
     for name in RUNTIME_FILES:
-        session.write_file(f"{RUNTIME_DIR}/{name}", package.joinpath(name).read_bytes())
+        session.write_file(f"{RUNTIME_DIR}/{name}", package.joinpath(name).read_bytes(), force=True)
 
 
 def coverage_fallback_dir(session: Session) -> str | None:
@@ -172,7 +172,8 @@ class TestRunner:
         number = next(self._counter)
         junit_rel = f"{RUNS_DIR}/junit-{number}.xml"
         junit_abs = str(self.session.root / junit_rel)
-        self.session.write_file(f"{RUNS_DIR}/.keep", b"")
+        # selfheal's own files: whatever the tests left at their names is replaced, never followed
+        self.session.write_file(f"{RUNS_DIR}/.keep", b"", force=True)
         env = {**self.base_env(), "PYTEST_ADDOPTS": self.pytest_addopts(junit_abs)}
         if test_timeout:
             env["SELFHEAL_TEST_TIMEOUT"] = f"{test_timeout:g}"
@@ -183,6 +184,7 @@ class TestRunner:
             self.session.write_file(
                 listing_rel,
                 "\n".join(str(self.session.root / f) for f in coverage_files) + "\n",
+                force=True,
             )
             env["SELFHEAL_COVERAGE_OUT"] = str(self.session.root / coverage_rel)
             env["SELFHEAL_COVERAGE_FILES"] = str(self.session.root / listing_rel)

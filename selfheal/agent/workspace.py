@@ -172,9 +172,13 @@ class Workspace:
     @classmethod
     def create(cls, origin: Origin, parent: Path | None = None) -> Workspace:
         container = Path(tempfile.mkdtemp(prefix="selfheal-ws-", dir=parent)).resolve()
+        # As root, the sandbox runs the tests as a uid of its own, which must reach repo/ (to
+        # which it is given) but must not list this folder or enter git/ (root's, 0700).
+        container.chmod(0o711)
         root, git_dir = container / "repo", container / "git"
         try:
             root.mkdir()
+            git_dir.mkdir(mode=0o700)
             files = origin.files()
             for rel in files:
                 source = origin.path / rel

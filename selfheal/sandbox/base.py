@@ -48,6 +48,7 @@ class Isolation:
     namespaces: tuple[str, ...]  # new namespaces the commands live in (mount, pid, net, ...)
     network: bool
     filesystem: str  # what the commands may write
+    read_only_elsewhere: bool  # no write outside the workspace (and private scratch) reaches the host
     disk_limit_mb: int | None
     processes: str  # what bounds the number of processes
     nested_user_namespaces: bool  # whether the commands may create user namespaces
@@ -82,6 +83,7 @@ class Isolation:
             "namespaces": list(self.namespaces),
             "network": self.network,
             "filesystem": self.filesystem,
+            "read_only_elsewhere": self.read_only_elsewhere,
             "disk_limit_mb": self.disk_limit_mb,
             "processes": self.processes,
             "nested_user_namespaces": self.nested_user_namespaces,

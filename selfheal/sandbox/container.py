@@ -1,8 +1,11 @@
 """The docker backend: one locked-down container per heal, `exec` per command.
 
-    volume  selfheal-<id>  mounted at /sandbox:  workspace/ (the repo copy)  deps/ (a venv)
+    volume  selfheal-<id>-ws    a tmpfs of the workspace's size + the disk limit, at
+                                /sandbox/workspace (the repo copy): full is full, in the kernel
+    volume  selfheal-<id>-deps  at /sandbox/deps (a venv): written by the setup container only,
+                                read-only for every command of the repo
     main container   network none, read-only root, tmpfs /tmp, uid 1000, no capabilities,
-                     no-new-privileges, memory / CPU / pids limits, docker's init as PID 1
+                     no-new-privileges, memory / CPU / pids / file-size limits, docker's init
     setup container  same image and limits, but with the default network, run once before any
                      repo code: installs the repo's dependencies into /sandbox/deps and exits
 
@@ -31,10 +34,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from selfheal.sandbox.base import ExecResult, Limits, SandboxInfo
+from selfheal.sandbox.base import ExecResult, Isolation, Limits, SandboxInfo
 from selfheal.sandbox.dependencies import SetupPlan, default_image, plan_setup
 from selfheal.sandbox.env import FIXED, expand_path, is_secret_name
-from selfheal.sandbox.exceptions import SandboxUnavailable, SetupFailed
+from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SetupFailed
 from selfheal.sandbox.incontainer import KILLER, RUNNER, SERVER
 from selfheal.sandbox.local import STATE_DIR
 from selfheal.sandbox.output import CappedBuffer, LineQueue, capped_text
@@ -50,6 +53,10 @@ OWNER_LABEL = "selfheal.owner"
 EXPIRES_LABEL = "selfheal.expires"
 CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 GRACE_S = 10.0
+MiB = 1024 * 1024
+TMP_MB = 512
+# The workspace is full when less than this is left: what it takes for a test to fail on it.
+FULL_BELOW = 2 * MiB
 
 
 def docker_client(timeout: float = 60) -> Any:
@@ -182,70 +189,100 @@ class DockerSession:
             OWNER_LABEL: f"{socket.gethostname()}:{os.getpid()}",
             EXPIRES_LABEL: str(int(time.time() + sandbox.lifetime_s)),
         }
-        self.volume = self.client.volumes.create(name=name, labels=self._labels)
+        archive = self._archive_of(workspace)
+        # tmpfs pages count as the container's memory: the limit covers the workspace on top
+        self.workspace_mb = -(-len(archive) // MiB) + self.limits.disk_mb
+        self._limit_error: LimitExceeded | None = None
+        self.volumes: list[Any] = []
         self.container = None
         try:
+            self.volumes.append(
+                self.client.volumes.create(
+                    name=f"{name}-ws", driver="local", labels=self._labels,
+                    driver_opts={
+                        "type": "tmpfs", "device": "tmpfs",
+                        "o": f"size={self.workspace_mb}m,uid={UID},gid={UID},mode=0755,nosuid,nodev",
+                    },
+                )
+            )  # fmt: skip
+            self.volumes.append(self.client.volumes.create(name=f"{name}-deps", labels=self._labels))
             self.container = self.client.containers.create(
                 image, command=["sleep", "infinity"], name=name, network_mode="none",
-                **self._locked_down(),
+                **self._locked_down(deps_mode="ro"),
             )  # fmt: skip
-            self._put(self._archive_of(workspace))
+            # started first: the tmpfs is mounted at start, and would hide what came before
             self.container.start()
+            self._put(archive)
             self.python = self._setup(workspace)
         except BaseException:
             self.close()
             raise
-        self.info = SandboxInfo(
-            backend="docker",
+        self.facts = Isolation(
+            uid=UID,
+            separate_user=os.getuid() != UID,  # the container shares the host's user namespace
+            capabilities=(),
+            namespaces=("mount", "pid", "net", "ipc", "uts"),
             network=False,
-            isolation=(
-                f"container {image}: no network, read-only root, tmpfs /tmp, uid 1000, all "
-                f"capabilities dropped, no-new-privileges, {self.limits.memory_mb} MiB memory, "
-                f"{self.limits.max_processes} processes, {self.limits.cpus:g} CPUs"
+            filesystem=f"the workspace only (read-only root and dependencies; tmpfs /tmp of {TMP_MB} MiB)",
+            read_only_elsewhere=True,
+            disk_limit_mb=self.limits.disk_mb,
+            processes=f"pids limit ({self.limits.max_processes} processes)",
+            nested_user_namespaces=False,  # the engine's default seccomp profile refuses them
+            notes=(
+                f"container {image}",
+                "no-new-privileges",
+                f"memory {self.limits.memory_mb} MiB + the workspace's {self.workspace_mb} MiB tmpfs",
+                f"{self.limits.cpus:g} CPUs",
             ),
         )
+        self.info = SandboxInfo.of("docker", self.facts)
 
     # -- container set-up -----------------------------------------------------------------
-    def _locked_down(self) -> dict[str, Any]:
-        memory = f"{self.limits.memory_mb}m"
+    def _locked_down(self, *, workspace_mode: str = "rw", deps_mode: str) -> dict[str, Any]:
+        import docker.types
+
+        memory = f"{self.limits.memory_mb + self.workspace_mb}m"
+        file_limit = min(self.limits.max_file_mb, self.limits.disk_mb) * MiB
+        workspace_volume, deps_volume = self.volumes
         return {
             "user": USER,
             "read_only": True,
-            "tmpfs": {"/tmp": "rw,nosuid,nodev,size=512m"},
+            "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={TMP_MB}m"},
             "cap_drop": ["ALL"],
             "security_opt": ["no-new-privileges"],
             "mem_limit": memory,
             "memswap_limit": memory,
             "pids_limit": self.limits.max_processes,
             "nano_cpus": int(self.limits.cpus * 1e9),
+            "ulimits": [docker.types.Ulimit(name="fsize", soft=file_limit, hard=file_limit)],
             "init": True,
             "labels": self._labels,
-            "volumes": {self.volume.name: {"bind": MOUNT, "mode": "rw"}},
+            "volumes": {
+                workspace_volume.name: {"bind": WORKSPACE, "mode": workspace_mode},
+                deps_volume.name: {"bind": DEPS, "mode": deps_mode},
+            },
             "environment": {"PATH": CONTAINER_PATH, "HOME": "/tmp", **FIXED},
         }
 
     @staticmethod
     def _archive_of(workspace: Path) -> bytes:
-        """The workspace as a tar for /sandbox: owned by the sandbox user, .git left out."""
+        """The workspace as a tar for /sandbox/workspace: owned by the sandbox user, .git left out."""
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w") as tar:
-            for folder in ("workspace", "deps"):
-                tar.addfile(_dir_entry(folder))
 
             def owned(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
-                parts = Path(info.name).parts
-                if len(parts) > 1 and parts[1] in (".git", STATE_DIR):
+                if Path(info.name).parts[0] in (".git", STATE_DIR):
                     return None
                 info.uid = info.gid = UID
                 info.uname = info.gname = ""
                 return info
 
             for child in sorted(workspace.iterdir()):
-                tar.add(str(child), arcname=f"workspace/{child.name}", filter=owned)
+                tar.add(str(child), arcname=child.name, filter=owned)
         return buffer.getvalue()
 
-    def _put(self, data: bytes, path: str = MOUNT) -> None:
-        if not self.container.put_archive(path, data):
+    def _put(self, data: bytes, path: str = WORKSPACE, container: Any = None) -> None:
+        if not (container or self.container).put_archive(path, data):
             raise OSError(f"could not copy files into the sandbox at {path}")
 
     def _setup(self, workspace: Path) -> str:
@@ -259,19 +296,21 @@ class DockerSession:
             return "python3"
         script = self._setup_script(plan, needs_tools)
         environment = {"PATH": f"{VENV}/bin:{CONTAINER_PATH}", "HOME": "/tmp", "VIRTUAL_ENV": VENV, **FIXED}
+        ca_bundle = f"{DEPS}/ca-bundle.pem"
         if self.sandbox.ca_bundle:
-            self._put(_archive([], {"ca-bundle.pem": Path(self.sandbox.ca_bundle).read_bytes()}))
-            environment.update(
-                PIP_CERT=f"{MOUNT}/ca-bundle.pem",
-                SSL_CERT_FILE=f"{MOUNT}/ca-bundle.pem",
-                REQUESTS_CA_BUNDLE=f"{MOUNT}/ca-bundle.pem",
-            )
-        setup = self.client.containers.run(
-            self.image, command=["sh", "-c", script], detach=True,
+            environment.update(PIP_CERT=ca_bundle, SSL_CERT_FILE=ca_bundle, REQUESTS_CA_BUNDLE=ca_bundle)
+        setup = self.client.containers.create(
+            self.image, command=["sh", "-c", script],
             name=f"{self.container.name}-setup", working_dir=WORKSPACE,
-            **{**self._locked_down(), "environment": environment},
+            **{**self._locked_down(workspace_mode="ro", deps_mode="rw"), "environment": environment},
         )  # fmt: skip
         try:
+            # the venv's folder made the sandbox user's here: the volume's own root is root's
+            extra = (
+                {"ca-bundle.pem": Path(self.sandbox.ca_bundle).read_bytes()} if self.sandbox.ca_bundle else {}
+            )
+            self._put(_archive([posixpath.relpath(VENV, DEPS)], extra), DEPS, setup)
+            setup.start()
             try:
                 status = setup.wait(timeout=self.sandbox.setup_timeout)
             except Exception as exc:  # the engine's timeout error types vary
@@ -319,12 +358,19 @@ class DockerSession:
 
     def _ensure_state_dirs(self) -> None:
         if not getattr(self, "_state_ready", False):
-            self._put(
-                _archive(
-                    [f"workspace/{STATE_DIR}", f"workspace/{STATE_DIR}/home", f"workspace/{STATE_DIR}/tmp"]
-                )
-            )
+            self._put(_archive([STATE_DIR, f"{STATE_DIR}/home", f"{STATE_DIR}/tmp"]))
             self._state_ready = True
+
+    def _check_usable(self) -> None:
+        if self._limit_error is not None:
+            raise self._limit_error
+
+    def _note_free_space(self, free: int | None) -> None:
+        if free is not None and free < FULL_BELOW:
+            self._limit_error = LimitExceeded(
+                f"the tests filled the workspace's disk limit of {self.limits.disk_mb} MiB (a "
+                f"{self.workspace_mb} MiB tmpfs with the repository); the heal stopped"
+            )
 
     def run(
         self, argv: list[str], *, timeout: float, env: dict[str, str] | None = None, cwd: str | None = None
@@ -333,12 +379,27 @@ class DockerSession:
         through a fresh exec when it is not (before it starts, or after something killed it)."""
         if not argv:
             return ExecResult(127, "", "selfheal: empty command", 0.0)
+        self._check_usable()
         self._ensure_state_dirs()
         with self._run_lock:
             server = self._command_server()
             if server is not None:
-                return self._run_on_server(server, argv, timeout, env, cwd)
-            return self._run_by_exec(argv, timeout, env, cwd)
+                result, free = self._run_on_server(server, argv, timeout, env, cwd)
+            else:
+                result, free = self._run_by_exec(argv, timeout, env, cwd), self._free_space()
+        self._note_free_space(free)
+        self._check_usable()
+        return result
+
+    def _free_space(self) -> int | None:
+        probe = self._run_by_exec(
+            ["python3", "-c", f"import os; s = os.statvfs({WORKSPACE!r}); print(s.f_bavail * s.f_frsize)"],
+            30, None, None,
+        )  # fmt: skip
+        try:
+            return int(probe.stdout.strip())
+        except ValueError:
+            return None
 
     def _command_server(self) -> DockerChannel | None:
         if self._server is not None and not self._server.closed:
@@ -360,7 +421,8 @@ class DockerSession:
         timeout: float,
         env: dict[str, str] | None,
         cwd: str | None,
-    ) -> ExecResult:
+    ) -> tuple[ExecResult, int | None]:
+        """The command's result, and the workspace's free space after it."""
         started = time.monotonic()
         marker = uuid.uuid4().hex
         request = {
@@ -370,6 +432,7 @@ class DockerSession:
             "timeout": timeout,
             "marker": marker,
             "limit": self.limits.output_bytes,
+            "watch": WORKSPACE,
         }
         server.send(json.dumps(request))
         line = server.receive(timeout + GRACE_S if timeout > 0 else 24 * 3600)
@@ -386,15 +449,16 @@ class DockerSession:
             return ExecResult(
                 -1, "", "selfheal: the sandbox's command server stopped while running this command",
                 time.monotonic() - started, argv=tuple(argv),
-            )  # fmt: skip
+            ), self._free_space()  # fmt: skip
         out, err = (_decoded(reply["out"]), _decoded(reply["err"]))
         timed_out = bool(reply["timed_out"])
+        free = reply.get("free")
         return ExecResult(
             returncode=-9 if timed_out else int(reply["code"]),
             stdout=capped_text(*out), stderr=capped_text(*err),
             duration_s=float(reply["duration"]), timed_out=timed_out,
             truncated=bool(out[2] or err[2]), argv=tuple(argv),
-        )  # fmt: skip
+        ), free if isinstance(free, int) else None  # fmt: skip
 
     def _run_by_exec(
         self, argv: list[str], timeout: float, env: dict[str, str] | None, cwd: str | None
@@ -460,13 +524,15 @@ class DockerSession:
             raise ValueError(f"path escapes the workspace: {relpath}")
         return normal
 
-    def write_file(self, relpath: str, content: str | bytes) -> None:
+    def write_file(self, relpath: str, content: str | bytes, *, force: bool = False) -> None:
+        """The engine extracts the archive inside the container, where whatever the tests planted
+        stays: an entry at the name is replaced, and a link on the way leads only to other places
+        of the container. So every write here is as `force` asks, and none reaches the host."""
+        self._check_usable()
         member = self._member(relpath)
         data = content.encode("utf-8") if isinstance(content, str) else content
-        parents = [
-            posixpath.join("workspace", *member.split("/")[:i]) for i in range(1, member.count("/") + 1)
-        ]
-        self._put(_archive(parents, {f"workspace/{member}": data}))
+        parents = [posixpath.join(*member.split("/")[:i]) for i in range(1, member.count("/") + 1)]
+        self._put(_archive(parents, {member: data}))
 
     def read_file(self, relpath: str) -> bytes | None:
         import docker.errors
@@ -492,8 +558,9 @@ class DockerSession:
             with contextlib.suppress(Exception):
                 self.container.remove(force=True)
             self.container = None
-        with contextlib.suppress(Exception):
-            self.volume.remove(force=True)
+        for volume in self.volumes:
+            with contextlib.suppress(Exception):
+                volume.remove(force=True)
 
     def __enter__(self) -> DockerSession:
         return self

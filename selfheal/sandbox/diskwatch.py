@@ -61,7 +61,7 @@ class DiskWatch:
         limit: int,
         exceeded: Callable[[int], None],
         *,
-        interval: float = 0.25,
+        interval: float = 0.1,
     ) -> None:
         self.measure = measure
         self.limit = limit

@@ -91,8 +91,10 @@ class SandboxUser:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
 
     def give(self, root: Path) -> None:
-        """Make `root` and everything under it this user's, without following links."""
+        """Make `root` and everything under it this user's, without following links, and
+        `root` closed to every other user (another session's uid included)."""
         os.lchown(root, self.uid, self.gid)
+        os.chmod(root, 0o700)
         for folder, dirs, files in os.walk(root):
             for name in (*dirs, *files):
                 os.lchown(os.path.join(folder, name), self.uid, self.gid)

@@ -86,9 +86,10 @@ kill_marked(sys.argv[1], spare=(os.getpid(),))
 # SERVER: one long-lived process that runs commands on request, so a command costs a fork and
 # an exec instead of a round of Docker API calls and a runc exec. One JSON line per request:
 #   {"argv", "env", "cwd", "timeout", "marker", "limit"}
-# and per reply: {"code", "timed_out", "out": [head, tail, dropped], "err": [...], "duration"}
-# (head and tail base64). Each command runs in a new session with its own marker, and is killed
-# with everything it started on timeout and when it ends, as under RUNNER.
+# and per reply: {"code", "timed_out", "out": [head, tail, dropped], "err": [...], "duration",
+# "free"} (head and tail base64; free: bytes left on the file system of the request's "watch").
+# Each command runs in a new session with its own marker, and is killed with everything it
+# started on timeout and when it ends, as under RUNNER.
 SERVER = (
     WAIT_AND_KILL
     + r"""
@@ -136,9 +137,16 @@ def serve(request):
     code = wait_and_kill(child, request["timeout"], request["marker"])
     for reader in readers:
         reader.join(5)
+    free = None
+    if request.get("watch"):
+        try:
+            stats = os.statvfs(request["watch"])
+            free = stats.f_bavail * stats.f_frsize
+        except OSError:
+            pass
     return {"code": 137 if code is None else (code if code >= 0 else 128 - code),
             "timed_out": code is None, "out": out or ["", "", 0], "err": err or ["", "", 0],
-            "duration": time.monotonic() - started}
+            "duration": time.monotonic() - started, "free": free}
 
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:

@@ -223,6 +223,7 @@ class LocalSession:
             namespaces=bwrap.namespaces if bwrap is not None else (),
             network=bwrap is None,
             filesystem=writes,
+            read_only_elsewhere=bwrap is not None,
             disk_limit_mb=limits.disk_mb,
             processes=", ".join(processes) or "unbounded (root without a writable pids cgroup)",
             nested_user_namespaces=not (

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from selfheal.sandbox import Limits
-from selfheal.sandbox.container import LABEL, DockerSandbox, DockerSession, docker_client
-from selfheal.sandbox.exceptions import SandboxUnavailable, SetupFailed
+from selfheal.sandbox.container import LABEL, OWNER_LABEL, DockerSandbox, DockerSession, docker_client
+from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SetupFailed
 
 IMAGE = os.environ.get("SELFHEAL_TEST_IMAGE", "selfheal-sandbox:bookworm")
 
@@ -41,11 +41,14 @@ CLIENT, REASON = _client_or_reason()
 pytestmark = pytest.mark.skipif(CLIENT is None, reason=REASON)
 
 
-def ours() -> dict[str, list[str]]:
+def ours(*, any_owner: bool = False) -> dict[str, list[str]]:
+    """selfheal's containers, volumes and networks: this process's only, unless `any_owner` (other
+    test processes may be healing in docker at the same time)."""
+    labels = [LABEL] if any_owner else [LABEL, f"{OWNER_LABEL}={socket.gethostname()}:{os.getpid()}"]
     return {
-        "containers": [c.name for c in CLIENT.containers.list(all=True, filters={"label": LABEL})],
-        "volumes": [v.name for v in CLIENT.volumes.list(filters={"label": LABEL})],
-        "networks": [n.name for n in CLIENT.networks.list(filters={"label": LABEL})],
+        "containers": sorted(c.name for c in CLIENT.containers.list(all=True, filters={"label": labels})),
+        "volumes": sorted(v.name for v in CLIENT.volumes.list(filters={"label": labels})),
+        "networks": sorted(n.name for n in CLIENT.networks.list(filters={"label": labels})),
     }
 
 
@@ -274,12 +277,20 @@ print('mounts', [l.split()[1] for l in open('/proc/self/mounts') if ' / ' in l a
     assert host["ReadonlyRootfs"] is True
     assert host["CapDrop"] == ["ALL"]
     assert host["SecurityOpt"] == ["no-new-privileges"]
-    assert host["Memory"] == 512 * 1024 * 1024 and host["MemorySwap"] == host["Memory"]
+    # the workspace is a tmpfs, whose pages count as the container's memory
+    assert host["Memory"] == (512 + session.workspace_mb) * 1024 * 1024
+    assert host["MemorySwap"] == host["Memory"]
     assert host["PidsLimit"] == 64
     assert host["NanoCpus"] == 1_000_000_000
     assert host["Init"] is True
-    # the workspace is a named volume filled through the API: no host path is mounted
-    assert host["Binds"] == [f"{session.volume.name}:/sandbox:rw"]
+    # the workspace is a named volume filled through the API: no host path is mounted; the
+    # dependencies are read-only for the repository's code
+    workspace, deps = session.volumes
+    assert sorted(host["Binds"]) == sorted(
+        [f"{workspace.name}:/sandbox/workspace:rw", f"{deps.name}:/sandbox/deps:ro"]
+    )
+    assert workspace.attrs["Options"]["type"] == "tmpfs"
+    assert f"size={session.workspace_mb}m" in workspace.attrs["Options"]["o"]
     assert session.info.backend == "docker" and session.info.network is False
 
 
@@ -343,11 +354,13 @@ def test_a_killed_run_leaves_a_container_the_next_start_removes(tmp_path):
     assert name.startswith("selfheal-")
     owner.kill()  # SIGKILL: no finally, no close()
     owner.wait()
-    assert name in ours()["containers"]
+    assert name in ours(any_owner=True)["containers"]
+    assert f"{name}-ws" in ours(any_owner=True)["volumes"]
     session = DockerSandbox(IMAGE).start(tmp_path)
     try:
-        assert name not in ours()["containers"]
-        assert name not in ours()["volumes"]
+        assert name not in ours(any_owner=True)["containers"]
+        assert f"{name}-ws" not in ours(any_owner=True)["volumes"]
+        assert f"{name}-deps" not in ours(any_owner=True)["volumes"]
     finally:
         session.close()
 
@@ -392,3 +405,27 @@ def test_a_command_that_kills_the_command_server_fails_once_and_the_next_runs(se
     assert killed.returncode == -1
     assert "command server stopped" in killed.stderr
     assert py(session, "print('next')").stdout == "next\n"
+
+
+def test_the_workspace_cannot_outgrow_its_disk_limit(tmp_path):
+    """The workspace is a tmpfs of its size plus the limit: the kernel refuses the rest, and the
+    session stops with LimitExceeded naming the limit."""
+    (tmp_path / "a.py").write_text("x = 1\n")
+    fill = """
+import os
+os.makedirs('fill', exist_ok=True)
+try:
+    for i in range(40):
+        with open('fill/%d.bin' % i, 'wb') as handle:
+            handle.write(os.urandom(1024 * 1024))
+    print('wrote all')
+except OSError as exc:
+    print('refused', exc.errno)
+"""
+    with DockerSandbox(IMAGE, Limits(disk_mb=20)).start(tmp_path) as session:
+        with pytest.raises(LimitExceeded, match="disk limit of 20 MiB"):
+            session.run(["python3", "-c", fill], timeout=60)
+        with pytest.raises(LimitExceeded):
+            session.run(["python3", "-c", "print(1)"], timeout=10)
+        with pytest.raises(LimitExceeded):
+            session.write_file("more.txt", "x")

@@ -34,6 +34,7 @@ from selfheal.agent.edgecases.target import Example, classes_in, docstring_examp
 from selfheal.agent.edgecases.values import ValueFactory
 from selfheal.agent.newtests import TestCase, check_case_code
 from selfheal.sandbox import Session
+from selfheal.sandbox.exceptions import WorkspaceTrap
 
 CONFIRM_FACTOR = 3  # inputs re-checked per case kept, so a dropped one has a replacement
 CONFIRM_SEEDS = (1, 2)  # PYTHONHASHSEED of the re-check runs (the first two runs use 0)
@@ -131,7 +132,10 @@ def generate_edge_cases(
     def run(probe_job: ProbeJob, hash_seed: int) -> ProbeRun:
         return run_probes(session, python, probe_job, timeout=timeout, hash_seed=hash_seed, source_dirs=dirs)
 
-    runs = _run_both(session, path, base_text, patched_text, job, run, chosen)
+    try:
+        runs = _run_both(session, path, base_text, patched_text, job, run, chosen)
+    except WorkspaceTrap as exc:
+        return done(probes=len(probes), notes=[f"no edge cases: {exc}"])
     if runs.patched.target is None:
         return done(probes=len(probes), notes=[_import_note(function, runs.patched, "patched")])
     candidates, holding = chosen(runs.base, runs.patched)
@@ -167,7 +171,8 @@ def _run_both(
     """The job on the base text, on the patched text, and the chosen inputs again on the patched
     text under other hash seeds; the file's previous content is put back whatever happens."""
     original = session.read_file(path)
-    assert original is not None
+    if original is None:
+        raise WorkspaceTrap(f"{path} is no longer a plain file of the workspace")
     try:
         session.write_file(path, base_text)
         base = run(job, 0)
@@ -182,7 +187,7 @@ def _run_both(
                 # a result whose order comes from a set of strings differs under another seed
                 confirms = tuple(run(subset, seed) for seed in CONFIRM_SEEDS)
     finally:
-        session.write_file(path, original)
+        session.write_file(path, original, force=True)
     return _Runs(base, patched, confirms)
 
 

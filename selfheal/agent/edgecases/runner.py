@@ -133,7 +133,7 @@ def run_probes(
         if remaining < 1:
             break
         relpath = f"{STATE_DIR}/tmp/edgecase-probe-{os.getpid()}-{next(_jobs)}.json"
-        session.write_file(relpath, json.dumps(job.payload(root, start)))
+        session.write_file(relpath, json.dumps(job.payload(root, start)), force=True)
         try:
             result = session.run(
                 [python, "-c", SCRIPT, posixpath.join(root, relpath)], timeout=remaining, env=env
