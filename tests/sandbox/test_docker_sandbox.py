@@ -160,19 +160,24 @@ def test_no_network_to_services_on_the_docker_host(session, host_server):
 
 
 def test_no_dns(session):
-    result = py(session, "import socket\ntry:\n    print(socket.getaddrinfo('pypi.org', 443))\n"
-                         "except OSError as exc:\n    print('blocked:', exc)")
+    result = py(
+        session,
+        "import socket\ntry:\n    print(socket.getaddrinfo('pypi.org', 443))\n"
+        "except OSError as exc:\n    print('blocked:', exc)",
+    )
     assert result.stdout.startswith("blocked:")
 
 
 def test_secrets_never_enter(session, monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_docker_secret")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-docker-secret")
-    code = ("import os\nprint(sorted(os.environ))\n"
-            "for p in ('/proc/self/environ', '/proc/1/environ'):\n"
-            "    try:\n        data = open(p, 'rb').read()\n    except OSError as exc:\n"
-            "        print('unreadable', p)\n        continue\n"
-            "    print(p, b'docker_secret' in data or b'docker-secret' in data)")
+    code = (
+        "import os\nprint(sorted(os.environ))\n"
+        "for p in ('/proc/self/environ', '/proc/1/environ'):\n"
+        "    try:\n        data = open(p, 'rb').read()\n    except OSError as exc:\n"
+        "        print('unreadable', p)\n        continue\n"
+        "    print(p, b'docker_secret' in data or b'docker-secret' in data)"
+    )
     result = py(session, code, env={"GITHUB_TOKEN": "ghp_docker_secret", "EXTRA": "x"})
     assert "GITHUB_TOKEN" not in result.stdout and "ANTHROPIC_API_KEY" not in result.stdout
     assert "/proc/self/environ False" in result.stdout
@@ -182,7 +187,9 @@ def test_secrets_never_enter(session, monkeypatch):
 
 
 def test_writes_outside_the_workspace_fail_or_stay_in_the_container(session, tmp_path):
-    result = py(session, """
+    result = py(
+        session,
+        """
 import os
 for path in ('/etc/selfheal-escape', '/usr/selfheal-escape', '/selfheal-escape',
              '/sandbox/selfheal-escape'):
@@ -194,7 +201,8 @@ for path in ('/etc/selfheal-escape', '/usr/selfheal-escape', '/selfheal-escape',
 open('/tmp/private', 'w').write('x')
 open('pkg/inside.txt', 'w').write('x')
 print('ok')
-""")
+""",
+    )
     assert "WROTE" not in result.stdout, result.stdout
     assert result.stdout.count("blocked") == 4
     assert session.read_file("pkg/inside.txt") == b"x"
@@ -204,8 +212,15 @@ print('ok')
 def test_fork_bomb_is_contained(session):
     marker = f"bomb-{uuid.uuid4().hex[:8]}"
     started = time.monotonic()
-    result = session.run(["python3", "-c", "import os, sys\nwhile True:\n    try:\n        os.fork()\n"
-                          "    except OSError:\n        pass", marker], timeout=4)
+    result = session.run(
+        [
+            "python3",
+            "-c",
+            "import os, sys\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass",
+            marker,
+        ],
+        timeout=4,
+    )
     assert result.timed_out
     assert time.monotonic() - started < 4 + 15
     assert marked_processes(session, marker) == []
@@ -245,7 +260,9 @@ def test_output_is_capped(session):
 
 
 def test_the_docker_socket_is_not_reachable(session):
-    result = py(session, """
+    result = py(
+        session,
+        """
 import os, socket
 print('socket file', os.path.exists('/var/run/docker.sock') or os.path.exists('/run/docker.sock'))
 for host, port in (('172.17.0.1', 2375), ('172.17.0.1', 2376)):
@@ -254,19 +271,23 @@ for host, port in (('172.17.0.1', 2375), ('172.17.0.1', 2376)):
         print('CONNECTED', port)
     except OSError:
         print('blocked', port)
-""")
+""",
+    )
     assert "socket file False" in result.stdout
     assert "CONNECTED" not in result.stdout
 
 
 def test_the_container_is_locked_down(session):
-    result = py(session, """
+    result = py(
+        session,
+        """
 import os
 print('uid', os.getuid())
 status = open('/proc/self/status').read()
 print([line for line in status.splitlines() if line.startswith(('CapEff', 'NoNewPrivs'))])
 print('mounts', [l.split()[1] for l in open('/proc/self/mounts') if ' / ' in l and 'ro,' in l])
-""")
+""",
+    )
     assert "uid 1000" in result.stdout
     assert "CapEff:\\t0000000000000000" in result.stdout
     assert "NoNewPrivs:\\t1" in result.stdout
@@ -314,13 +335,20 @@ def test_commands_that_cannot_start_are_127(session):
 
 def test_a_channel_talks_and_dies_with_its_children(session):
     marker = f"chan-{uuid.uuid4().hex[:8]}"
-    channel = session.open_channel(["python3", "-u", "-c", f"""
+    channel = session.open_channel(
+        [
+            "python3",
+            "-u",
+            "-c",
+            f"""
 import subprocess, sys
 subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1000)', '{marker}'])
 print('ready', flush=True)
 for line in sys.stdin:
     print('echo:' + line.strip(), flush=True)
-"""])
+""",
+        ]
+    )
     assert channel.receive(20) == "ready"
     channel.send("ping")
     assert channel.receive(10) == "echo:ping"
@@ -381,8 +409,9 @@ def test_setup_installs_requirements_with_network_and_tests_run_without(tmp_path
         pytest.fail(f"setup could not reach the package index: {exc}")
     try:
         assert session.python == "/sandbox/deps/venv/bin/python"
-        imported = session.run([session.python, "-c", "import six, pytest; print(six.__version__)"],
-                               timeout=30)
+        imported = session.run(
+            [session.python, "-c", "import six, pytest; print(six.__version__)"], timeout=30
+        )
         assert imported.stdout == "1.16.0\n"
         for host, port in (("pypi.org", "443"), ("1.1.1.1", "53"), ("172.17.0.1", "2375")):
             after = session.run([session.python, "-c", CONNECT, host, port], timeout=20)
@@ -400,8 +429,7 @@ def test_a_failing_setup_is_reported_with_its_output(tmp_path):
 
 
 def test_a_command_that_kills_the_command_server_fails_once_and_the_next_runs(session):
-    killed = py(session, "import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\n"
-                         "time.sleep(30)")
+    killed = py(session, "import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(30)")
     assert killed.returncode == -1
     assert "command server stopped" in killed.stderr
     assert py(session, "print('next')").stdout == "next\n"

@@ -42,7 +42,7 @@ PROBE = textwrap.dedent(
     found = {
         "uid": os.getuid(),
         "cap_eff": int(status["CapEff"], 16),
-        "ns": {name: os.readlink("/proc/self/ns/" + name) for name in ("mnt", "pid", "net", "ipc", "uts", "user")},
+        "ns": {n: os.readlink("/proc/self/ns/" + n) for n in ("mnt", "pid", "net", "ipc", "uts", "user")},
         "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
     }
     try:

@@ -74,7 +74,7 @@ def test_a_link_in_place_of_a_folder_is_refused_then_replaced_by_a_folder(
 def test_a_folder_or_a_fifo_where_a_file_goes(session: LocalSession, workspace: Path) -> None:
     (workspace / "conf.json").mkdir()
     (workspace / "conf.json" / "inner").write_text("x")
-    with pytest.raises(WorkspaceTrap, match="conf.json is a folder planted"):
+    with pytest.raises(WorkspaceTrap, match=r"conf\.json is a folder planted"):
         session.write_file("conf.json", "{}")
     session.write_file("conf.json", "{}", force=True)
     assert (workspace / "conf.json").read_text() == "{}"
@@ -83,7 +83,7 @@ def test_a_folder_or_a_fifo_where_a_file_goes(session: LocalSession, workspace: 
     started = time.monotonic()
     assert session.read_file("results.xml") is None  # no writer: a blocking open would hang
     assert time.monotonic() - started < 1.0
-    with pytest.raises(WorkspaceTrap, match="results.xml is a FIFO"):
+    with pytest.raises(WorkspaceTrap, match=r"results\.xml is a FIFO"):
         session.write_file("results.xml", "<x/>")
 
 
@@ -158,8 +158,9 @@ def test_each_session_has_a_uid_of_its_own_that_cannot_touch_another(
     ):
         assert one.facts.uid != two.facts.uid
         assert {one.facts.uid, two.facts.uid}.isdisjoint({0, os.getuid()})
-        code = f"import sys\ntry:\n    print(open({str(second / 'secret.txt')!r}).read())\nexcept OSError as e:\n"
-        code += "    print('denied', e.errno)\n"
+        secret = str(second / "secret.txt")
+        code = f"try:\n    print(open({secret!r}).read())\n"
+        code += "except OSError as e:\n    print('denied', e.errno)\n"
         done = one.run([open_python, "-c", code], timeout=30)
     assert done.stdout.strip() == "denied 13", done
 
