@@ -47,15 +47,22 @@ RUN /tmp/build-venv/bin/pip wheel --no-deps --no-build-isolation --wheel-dir /tm
 # -- final: the virtualenv, git, and the entrypoint ----------------------------------------------
 FROM ${BASE_IMAGE}
 
-# The action clones and pushes with git. Neither python:*-slim nor the registry-free base image
-# has it; an image that already does is left alone.
-RUN if ! command -v git >/dev/null 2>&1; then \
+# The action clones and pushes with git. Where no Docker engine answers, the local sandbox runs
+# the repository's tests: as an unprivileged uid of its own always (setpriv, from util-linux),
+# inside bubblewrap's namespaces where the kernel and the container let bubblewrap make them.
+# Neither python:*-slim nor the registry-free base image has git or bubblewrap; what an image
+# already has is left alone.
+RUN missing=""; \
+    command -v git >/dev/null 2>&1 || missing="$missing git ca-certificates"; \
+    command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"; \
+    command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"; \
+    if [ -n "$missing" ]; then \
         apt-get update -q \
-     && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends git ca-certificates \
+     && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing \
      && apt-get clean \
      && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin; \
     fi \
- && git --version
+ && git --version && bwrap --version && setpriv --version
 
 COPY --from=builder /opt/selfheal /opt/selfheal
 # Also on the standard PATH: a runner may start the container with a PATH of its own (act does,

@@ -76,6 +76,35 @@ def test_the_image_runs_selfheal_action(action_image: str) -> None:
     assert "EXTRA_CA_CERTS=-----BEGIN" not in history  # the build-time CA stays in the builder stage
 
 
+def test_in_the_action_image_the_local_sandbox_runs_the_tests_as_an_unprivileged_uid(
+    action_image: str, tmp_path: Path
+) -> None:
+    """Started as the runner starts a container action (root, the engine's default capabilities
+    and seccomp profile) with no Docker socket, so the heal falls back to the local sandbox: the
+    tests never run as root, and the report says what held."""
+    shutil.copytree(
+        ROOT / "examples" / "intervals", tmp_path / "repo", ignore=shutil.ignore_patterns(".selfheal")
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    done = subprocess.run(
+        ["docker", "run", "--rm", "--network", "none", "-v", f"{tmp_path / 'repo'}:/repo:ro",
+         "-v", f"{out}:/out", "--entrypoint", "selfheal", action_image,
+         "heal", "/repo", "--sandbox", "auto", "--out", "/out/run", "--max-minutes", "2"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    report = json.loads((out / "run" / "report.json").read_text(encoding="utf-8"))
+    assert report["status"] == "healed", done.stderr[-3000:]
+    sandbox = report["sandbox"]
+    assert sandbox["backend"] == "local"
+    facts = sandbox["facts"]
+    assert facts["separate_user"] is True and facts["uid"] != 0
+    assert facts["capabilities"] == [] and facts["contained"] is True
+    assert facts["nested_user_namespaces"] is False
+    assert "capabilities: none" in sandbox["isolation"]
+
+
 def test_docker_run_on_a_recorded_event_opens_the_pull_request(action_image: str, world: World) -> None:
     """Started as the runner starts a container action: the event, workspace and file-command
     folders mounted, INPUT_* variables, the Docker socket — the sandboxes are sibling containers."""
