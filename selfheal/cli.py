@@ -11,6 +11,8 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +31,14 @@ from selfheal.agent.workspace import apply_to_origin
 from selfheal.bot.serverconfig import add_serve_arguments
 from selfheal.progress import ProgressDisplay
 from selfheal.sandbox.exceptions import SandboxUnavailable
+from selfheal.sandbox.secrets import (
+    ScrubbedStream,
+    Scrubber,
+    environment_with_secrets,
+    make_undumpable,
+    process_scrubber,
+    reexec_without_secrets,
+)
 
 EXIT_OK, EXIT_NOT_HEALED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -220,24 +230,55 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`argv` None: started as the program (`selfheal …`, `python -m selfheal …`). Then a command
+    that holds secrets first re-executes itself without them in its environment (see
+    selfheal.sandbox.secrets) and reads them from the mapping they were handed over in. Called
+    with `argv` (in-process, from tests), it uses os.environ as it is."""
     args = build_parser().parse_args(argv)
-    if args.command == "heal":
-        return run_heal(args)
-    if args.command == "replay":
-        return run_replay(args)
-    if args.command == "action":
-        from selfheal.action.main import run as run_action
-        from selfheal.action.secrets import environment_with_secrets, reexec_without_secrets
-
-        reexec_without_secrets(["action"])
-        return run_action(environment_with_secrets())
-    if args.command == "bot":
-        from selfheal.bot.server import run_server
-
-        return run_server(args, os.environ)
     if args.command == "bench":
         return run_bench(args.args)
+    named = _named_secrets(args)
+    if argv is None:
+        reexec_without_secrets(sys.argv[1:], also=named)
+        env = environment_with_secrets()
+        make_undumpable()
+        scrubber = process_scrubber()
+    else:
+        env = dict(os.environ)
+        scrubber = Scrubber.from_environment(env, also=named)
+    with scrubbed_std_streams(scrubber):
+        if args.command == "heal":
+            return run_heal(args, env, scrubber)
+        if args.command == "replay":
+            return run_replay(args, env, scrubber)
+        if args.command == "action":
+            from selfheal.action.main import run as run_action
+
+            return run_action(env, scrub=scrubber)
+        if args.command == "bot":
+            from selfheal.bot.server import run_server
+
+            return run_server(args, env)
     return EXIT_BAD_INPUT
+
+
+def _named_secrets(args: argparse.Namespace) -> tuple[str, ...]:
+    """Variables that hold a secret whatever their name: the bot's webhook secret may be in any."""
+    return (args.webhook_secret_env,) if getattr(args, "webhook_secret_env", None) else ()
+
+
+@contextmanager
+def scrubbed_std_streams(scrubber: Scrubber) -> Iterator[None]:
+    """stdout and stderr scrubbed while a command runs: the summary lines, --json, the progress
+    display, an error message or a traceback all go through them."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ScrubbedStream(sys.stdout, scrubber), ScrubbedStream(sys.stderr, scrubber)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = saved
 
 
 def run_bench(argv: list[str]) -> int:
@@ -267,7 +308,7 @@ def run_bench(argv: list[str]) -> int:
         return 130
 
 
-def run_heal(args: argparse.Namespace) -> int:
+def run_heal(args: argparse.Namespace, env: Mapping[str, str], scrubber: Scrubber) -> int:
     repo = Path(args.path).expanduser().resolve()
     try:
         if not repo.is_dir():
@@ -283,16 +324,16 @@ def run_heal(args: argparse.Namespace) -> int:
             "provider": args.provider, "max_tokens": args.max_tokens, "max_usd": args.max_usd,
             "model": args.model, "roles": args.role, "max_iterations": args.max_iterations,
             "parallel": args.parallel,
-        })  # fmt: skip
+        }, env)  # fmt: skip
     except ConfigError as exc:
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
 
     if args.prompts:
         config = replace(config, extra={**config.extra, "prompts": args.prompts})
-    return execute(config, as_json=args.json)
+    return execute(config, env, scrubber, as_json=args.json)
 
 
-def run_replay(args: argparse.Namespace) -> int:
+def run_replay(args: argparse.Namespace, env: Mapping[str, str], scrubber: Scrubber) -> int:
     """Resume a run from a checkpoint, with changes: `selfheal replay RUN --from-iteration N --set k=v`."""
     run = Path(args.run).expanduser().resolve()
     try:
@@ -314,11 +355,19 @@ def run_replay(args: argparse.Namespace) -> int:
         + (f" with {', '.join(args.set)}" if args.set else "")
         + "\n"
     )
-    return execute(config, as_json=args.json, resume=checkpoint)
+    return execute(config, env, scrubber, as_json=args.json, resume=checkpoint)
 
 
-def execute(config: HealConfig, *, as_json: bool = False, resume: Checkpoint | None = None) -> int:
-    """One heal with its outputs: the part `heal` and `replay` share."""
+def execute(
+    config: HealConfig,
+    env: Mapping[str, str],
+    scrubber: Scrubber,
+    *,
+    as_json: bool = False,
+    resume: Checkpoint | None = None,
+) -> int:
+    """One heal with its outputs: the part `heal` and `replay` share. Keys come from `env`; every
+    output is scrubbed with `scrubber`."""
     if config.sandbox_ca_bundle and not Path(config.sandbox_ca_bundle).is_file():
         return _fail(
             f"selfheal: --sandbox-ca-bundle {config.sandbox_ca_bundle}: no such file", EXIT_BAD_INPUT
@@ -328,7 +377,11 @@ def execute(config: HealConfig, *, as_json: bool = False, resume: Checkpoint | N
     try:
         sandbox, sandbox_note = choose_sandbox_for(config)
         model = setup_for(
-            config.llm, token_budget=config.max_tokens, usd_budget=config.max_usd, parallel=config.parallel
+            config.llm,
+            env,
+            token_budget=config.max_tokens,
+            usd_budget=config.max_usd,
+            parallel=config.parallel,
         )
         if model is not None and config.extra.get("prompts"):
             model = replace(model, prompts=PromptLibrary(Path(config.extra["prompts"]).expanduser()))
@@ -336,7 +389,7 @@ def execute(config: HealConfig, *, as_json: bool = False, resume: Checkpoint | N
         with ProgressDisplay() as progress:
             result = heal(
                 config, sandbox, Fanout(trace, progress), model=model,
-                checkpoints=CheckpointFolder(out_dir), resume=resume,
+                checkpoints=CheckpointFolder(out_dir, scrubber), resume=resume,
             )  # fmt: skip
     except SandboxUnavailable as exc:
         return _fail(f"selfheal: --sandbox {config.sandbox}: {exc}", EXIT_BAD_INPUT)
@@ -355,7 +408,7 @@ def execute(config: HealConfig, *, as_json: bool = False, resume: Checkpoint | N
 
     if sandbox_note:
         result.notes.append(sandbox_note)
-    report = write_outputs(result, trace, out_dir)
+    report = write_outputs(result, trace, out_dir, scrubber)
     applied = _apply(config, result) if config.apply else None
     if as_json:
         print(json.dumps(report, indent=2))

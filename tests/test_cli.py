@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -433,3 +434,132 @@ def test_replay_resumes_a_run_from_its_checkpoint_with_a_change(tmp_path: Path) 
         capture_output=True, text=True,
     )  # fmt: skip
     assert bad.returncode == 2 and "--set colour: unknown" in bad.stderr
+
+
+# -- secrets ----------------------------------------------------------------------------------------
+SECRETS = {
+    "ANTHROPIC_API_KEY": "sk-ant-api03-" + os.urandom(20).hex(),
+    "GITHUB_TOKEN": "ghp_" + os.urandom(18).hex(),
+    "SOME_SECRET": "some-" + os.urandom(10).hex(),
+}
+# A test that fails with every secret in its message, its output and its id: as if they had leaked
+# into the repository's hands (the sandbox gives it none, so they are written into the test here).
+LEAKY_TESTS = f"""
+    import pytest
+
+    from pkg.age import is_adult
+
+    LEAKED = {list(SECRETS.values())!r}
+
+    @pytest.mark.parametrize("who", [LEAKED[2]])
+    def test_adult_at_18(who):
+        print("stdout of the test:", *LEAKED)
+        assert is_adult(18), "leaked " + " ".join(LEAKED)
+
+    def test_child_at_17():
+        assert not is_adult(17)
+    """
+
+
+def descendants(pid: int) -> list[int]:
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def environ_of(pid: int) -> bytes | None:
+    """/proc/<pid>/environ, or None when it is gone or closed to us (an undumpable process of the
+    same user, when the tests do not run as root)."""
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+
+
+def test_heal_holds_no_secret_in_its_environment_and_scrubs_every_output(make_repo, tmp_path):
+    """`selfheal heal` as a user starts it, with keys in its environment, watched from outside
+    while it runs: once re-executed, neither it nor anything it started has a secret in its
+    /proc/<pid>/environ; a test that prints them leaves none in any output."""
+    import jsonschema
+
+    from tests.conftest import SCHEMA
+
+    repo = make_repo({**BUGGY, "tests/test_age.py": LEAKY_TESTS})
+    out_dir, stdout, stderr = tmp_path / "out", tmp_path / "stdout", tmp_path / "stderr"
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        heal = subprocess.Popen(
+            [sys.executable, "-m", "selfheal", "heal", str(repo), "--sandbox", "local", "--out", str(out_dir),
+             "--python", sys.executable, "--json"],
+            env={**os.environ, **SECRETS}, stdout=out, stderr=err, cwd=tmp_path,
+        )  # fmt: skip
+    values = [v.encode() for v in SECRETS.values()]
+    after_reexec, children = 0, set()
+    while heal.poll() is None:
+        own = environ_of(heal.pid)
+        if own is not None and b"SELFHEAL_SECRETS_FD=" in own:  # the same pid, re-executed
+            after_reexec += 1
+            assert not [v for v in values if v in own]
+            assert not [name for name in SECRETS if f"\0{name}=".encode() in b"\0" + own]
+        for pid in descendants(heal.pid):
+            environ = environ_of(pid)
+            if environ is not None:
+                children.add(pid)
+                assert not [v for v in values if v in environ], f"pid {pid} holds a secret"
+        time.sleep(0.05)
+    heal.wait()
+
+    assert heal.returncode == 0, stderr.read_text()
+    assert after_reexec > 10 and children  # watched for a while, the tests' processes included
+    printed = stdout.read_text() + stderr.read_text()
+    files = {p: p.read_text(encoding="utf-8") for p in out_dir.rglob("*") if p.is_file()}
+    assert {"report.json", "summary.md", "lessons.md", "trace.jsonl", "patch.diff"} <= {p.name for p in files}
+    assert any(p.parent.name == "checkpoints" for p in files)
+    for value in SECRETS.values():
+        assert value not in printed
+        for path, text in files.items():
+            assert value not in text, f"{path.relative_to(out_dir)} holds a secret"
+            assert value[:12] not in text, f"{path.relative_to(out_dir)} holds the start of a secret"
+    # the failure reached the outputs, masked
+    summary = (out_dir / "summary.md").read_text(encoding="utf-8")
+    assert "AssertionError: leaked ***" in summary
+    report = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+    assert json.loads(stdout.read_text()) == report
+    assert report["status"] == "healed"
+    assert "tests/test_age.py::test_adult_at_18[***]" in report["failures_before"]
+    jsonschema.validate(report, json.loads(SCHEMA.read_text(encoding="utf-8")),
+                        cls=jsonschema.Draft202012Validator)  # fmt: skip
+
+
+def test_heal_with_claude_authenticates_with_the_key_it_moved_out_of_its_environment(make_repo, tmp_path):
+    """The key reaches the SDK from the handed-over mapping: every request to the fake Messages API
+    carries it, though the heal's own environment no longer does."""
+    from tests.fakes.anthropic_server import FakeAnthropic
+
+    repo = make_repo(BUGGY)
+    fake = FakeAnthropic.start(tmp_path / "fake", [])  # no answers: the search heals after the 400s
+    try:
+        env = {**os.environ, "ANTHROPIC_API_KEY": fake.api_key or "", "ANTHROPIC_BASE_URL": fake.url}
+        done = subprocess.run(
+            [sys.executable, "-m", "selfheal", "heal", str(repo), "--sandbox", "local",
+             "--provider", "anthropic", "--out", str(tmp_path / "out"), "--python", sys.executable,
+             "--max-iterations", "1"],
+            env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        )  # fmt: skip
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert done.returncode == 0, done.stderr
+    assert requests and all(r["key_ok"] for r in requests)
+    assert {r["status"] for r in requests} == {400}  # the fake's "no more steps", never 401
+    assert (fake.api_key or "") not in done.stdout + done.stderr
+

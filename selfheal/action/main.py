@@ -14,13 +14,19 @@ import secrets
 import sys
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
 from selfheal.action.inputs import ActionInputs, parse_inputs
-from selfheal.action.runner import annotation, relative_to_workspace, write_outputs, write_summary
-from selfheal.action.secrets import make_undumpable
+from selfheal.action.runner import (
+    CommandGuard,
+    annotation,
+    relative_to_workspace,
+    write_outputs,
+    write_summary,
+)
 from selfheal.agent.events import Event, describe_finished
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.result import HEALED, PARTIAL
@@ -33,27 +39,42 @@ from selfheal.bot.service import Bot, BotSettings, Outcome
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
-class RedactingStream:
-    """Writes through to a stream with every secret replaced by ***."""
+class JobLog:
+    """One stream of the job log (the step's stderr or stdout). Everything written to it is
+    scrubbed of secrets, and nothing written with `write` can be a workflow command: a test's
+    output, a failure message or a file name is the repository's text, and a line of it such as
+    `::add-mask::…` or `::stop-commands::…` would otherwise be obeyed by the runner. Only
+    `command` writes one: selfheal's own annotations."""
 
-    def __init__(self, stream: TextIO, secrets_: tuple[str, ...] = ()) -> None:
+    def __init__(self, stream: TextIO, scrub: Callable[[str], str] | None = None) -> None:
         self.stream = stream
-        self.secrets = secrets_
+        self.scrub = scrub or (lambda text: text)
+        self.secrets: tuple[str, ...] = ()  # the inputs' own secrets, masked whatever their length
+        self.guard = CommandGuard()
 
     def redact(self, text: str) -> str:
+        text = self.scrub(text)
         for secret in self.secrets:
             text = text.replace(secret, "***")
         return text
 
-    def write(self, text: str) -> None:
-        self.stream.write(self.redact(text))
+    def write(self, text: str) -> int:
+        self.stream.write(self.guard.feed(self.redact(text)))
         self.stream.flush()
+        return len(text)
+
+    def command(self, line: str) -> None:
+        self.stream.write(self.guard.command(self.redact(line)))
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, encoding… of the stream below
+        return getattr(self.stream, name)
 
 
 class LogSink:
     """The heal's steps as lines in the job log."""
 
-    def __init__(self, out: RedactingStream) -> None:
+    def __init__(self, out: JobLog) -> None:
         self.out = out
 
     def emit(self, event: Event) -> None:
@@ -62,13 +83,33 @@ class LogSink:
             self.out.write(f"[selfheal] {line}\n")
 
 
-def run(env: Mapping[str, str], stderr: TextIO | None = None) -> int:
-    make_undumpable()
-    log = RedactingStream(stderr or sys.stderr)
+def run(
+    env: Mapping[str, str], stderr: TextIO | None = None, *, scrub: Callable[[str], str] | None = None
+) -> int:
+    """The action, with `env` the runner's environment (secrets included: the entrypoint moved
+    them out of the process's own) and `scrub` what masks their values (the entrypoint's)."""
+    log, out = JobLog(stderr or sys.stderr, scrub), JobLog(sys.stdout, scrub)
+    with job_log_streams(log, out):
+        return _run(env, log, out)
+
+
+@contextmanager
+def job_log_streams(log: JobLog, out: JobLog) -> Iterator[None]:
+    """sys.stderr and sys.stdout are the job log while the action runs, so whatever else prints
+    (a library's warning quoting a file) is scrubbed and guarded too, by the same guard per stream."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, log  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _run(env: Mapping[str, str], log: JobLog, out: JobLog) -> int:
     started = time.monotonic()
     try:
         inputs = parse_inputs(env)
-        log.secrets = inputs.secrets
+        log.secrets = out.secrets = inputs.secrets
         trigger = parse_event(
             env.get("GITHUB_EVENT_NAME", ""),
             load_event(env.get("GITHUB_EVENT_NAME"), env.get("GITHUB_EVENT_PATH")),
@@ -132,7 +173,7 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
     )
 
 
-def report(env: Mapping[str, str], log: RedactingStream, outcome: Outcome, wall_s: float) -> None:
+def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float) -> None:
     publication = outcome.publication
     values = {
         "status": outcome.status,
@@ -153,11 +194,10 @@ def report(env: Mapping[str, str], log: RedactingStream, outcome: Outcome, wall_
         fix = result.fixes[0]
         prefix = f"{result.project_dir}/" if result.project_dir else ""
         tests = ", ".join(result.verdict.healed[:3]) if result.verdict else ""
-        log.write(
+        log.command(
             annotation(
                 "error", f"root cause of {tests}: {fix.description}", file=prefix + fix.file, line=fix.line
             )
-            + "\n"
         )
     summary = [f"## selfheal: {outcome.status.replace('_', ' ')}", "", outcome.message, ""]
     if publication and publication.pr_url:
@@ -167,8 +207,8 @@ def report(env: Mapping[str, str], log: RedactingStream, outcome: Outcome, wall_
     write_summary(env, log.redact("\n".join(summary)))
 
 
-def _failed(env: Mapping[str, str], log: RedactingStream, message: str, code: int) -> int:
-    log.write(annotation("error", f"selfheal: {message}") + "\n")
+def _failed(env: Mapping[str, str], log: JobLog, message: str, code: int) -> int:
+    log.command(annotation("error", f"selfheal: {message}"))
     write_outputs(env, {"status": "error", "pr-operation": "none"})
     write_summary(env, log.redact(f"## selfheal: error\n\n{message}\n"))
     return code

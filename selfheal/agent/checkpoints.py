@@ -20,6 +20,7 @@ from selfheal.agent.config import HealConfig
 from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.llm.settings import Price, ProviderSettings, RoleOverride
 from selfheal.agent.repair.edits import Candidate, Edit
+from selfheal.sandbox.secrets import Scrubber, process_scrubber
 
 VERSION = 1
 FOLDER = "checkpoints"
@@ -47,10 +48,16 @@ class Checkpoint:
             "fixes": [candidate_to_dict(c) for c in self.fixes],
         }
 
-    def save(self, run_dir: Path) -> Path:
+    def save(self, run_dir: Path, scrubber: Scrubber | None = None) -> Path:
+        """Write it, scrubbed of secret values; one that needed masking says so (`masked`), since
+        resuming from text with a hole in it would not be the run it claims to continue."""
         path = run_dir / FOLDER / f"iteration-{self.iteration}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.as_dict(), indent=1) + "\n", encoding="utf-8")
+        data = self.as_dict()
+        if scrubber is not None:
+            clean = scrubber.scrub_data(data)
+            data = clean if clean == data else {**clean, "masked": True}
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         return path
 
     @classmethod
@@ -68,6 +75,11 @@ class Checkpoint:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("version") != VERSION:
                 raise ConfigError(f"{path}: checkpoint version {data.get('version')!r}, expected {VERSION}")
+            if data.get("masked"):
+                raise ConfigError(
+                    f"{path}: text that looked like a secret was masked in this checkpoint when it was "
+                    "saved, so it cannot be resumed exactly; replay from an earlier iteration"
+                )
             return cls(
                 iteration=int(data["iteration"]),
                 repo=str(data["repo"]),
@@ -84,11 +96,12 @@ class Checkpoint:
 class CheckpointFolder:
     """Where the loop saves checkpoints: the run's output folder."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, scrubber: Scrubber | None = None) -> None:
         self.run_dir = run_dir
+        self.scrubber = scrubber or process_scrubber()
 
     def save(self, checkpoint: Checkpoint) -> None:
-        checkpoint.save(self.run_dir)
+        checkpoint.save(self.run_dir, self.scrubber)
 
 
 def candidate_to_dict(candidate: Candidate) -> dict[str, Any]:

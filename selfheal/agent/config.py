@@ -237,11 +237,13 @@ def _coerce(origin: Path, raw_key: str, key: str, value: Any) -> Any:
         raise ConfigError(f"{origin}: [tool.selfheal] {raw_key} has an invalid value {value!r}") from exc
 
 
-def build_config(repo: Path, flags: dict[str, Any]) -> HealConfig:
+def build_config(repo: Path, flags: dict[str, Any], env: Mapping[str, str] | None = None) -> HealConfig:
     """Flags (None means not given) over the repo's settings over defaults.
 
     Besides HealConfig's fields, flags may hold `model` (the main provider's model) and `roles`
-    (`ROLE=PROVIDER[:MODEL]` strings, as --role takes them); both go into `llm`.
+    (`ROLE=PROVIDER[:MODEL]` strings, as --role takes them); both go into `llm`. `env` is where
+    keys, endpoints and models are looked up (default os.environ; the CLI passes the mapping its
+    secrets were handed over in, since they are no longer in its environment).
     """
     settings = read_repo_settings(repo)
     known = {f.name for f in fields(HealConfig)} - {"llm"}
@@ -256,7 +258,7 @@ def build_config(repo: Path, flags: dict[str, Any]) -> HealConfig:
         roles=flags.get("roles") or (),
     )
     config = replace(HealConfig(repo=repo), **merged)
-    _validate(config)
+    _validate(config, env)
     return config
 
 
@@ -288,7 +290,7 @@ def _merge_llm(
     return replace(llm, provider=provider, model=model or llm.model, roles=overrides)
 
 
-def _validate(config: HealConfig) -> None:
+def _validate(config: HealConfig, env: Mapping[str, str] | None = None) -> None:
     checks = [
         (config.max_candidates >= 1, "--max-candidates must be at least 1"),
         (config.timeout > 0, "--timeout must be positive"),
@@ -313,7 +315,7 @@ def _validate(config: HealConfig) -> None:
             raise ConfigError(message)
     # building is cheap (no request, no model loaded) and says early what a role lacks: an
     # unknown provider, a key missing from its variable, llama-cpp-python or the GGUF file
-    providers_for_roles(config.llm)
+    providers_for_roles(config.llm, env=env)
 
 
 def choose_sandbox_for(config: HealConfig) -> tuple[Sandbox, str]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-SECRET_MARKERS = ("TOKEN", "KEY", "SECRET", "PASS", "CREDENTIAL", "AUTH", "PRIVATE", "COOKIE")
+# which names are secrets is decided in one place, for the sandbox and for every output
+from selfheal.sandbox.secrets import is_secret_name as is_secret_name
 
 # Enough for interpreters, locales and pytest to behave as they do in a terminal.
 INHERITED = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "SSL_CERT_FILE", "PIP_CERT")
@@ -24,11 +25,6 @@ FIXED = {
     "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     "NO_COLOR": "1",
 }
-
-
-def is_secret_name(name: str) -> bool:
-    upper = name.upper()
-    return any(marker in upper for marker in SECRET_MARKERS)
 
 
 PATH_TOKEN = "${PATH}"

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from selfheal.action.runner import CommandGuard, annotation, neutralise_commands
+from tests.action.conftest import World, all_text_under
 from tests.bot import payloads
-from tests.conftest import ROOT
+from tests.conftest import ROOT, git
 
 SECRET = "ghs_" + "s3cr3t" * 6
 
@@ -74,7 +76,7 @@ def test_an_undumpable_process_hides_its_environment_in_a_container(mode: str) -
 
     if CLIENT is None:
         pytest.skip(REASON)
-    module = ROOT / "selfheal" / "action" / "secrets.py"
+    module = ROOT / "selfheal" / "sandbox" / "secrets.py"  # standard library only: it runs alone
     output = CLIENT.containers.run(
         IMAGE, ["python3", "-c", PROBE, mode, SECRET], remove=True, network_mode="none",
         volumes={str(module): {"bind": "/probe/selfheal_secrets.py", "mode": "ro"}},
@@ -84,3 +86,72 @@ def test_an_undumpable_process_hides_its_environment_in_a_container(mode: str) -
     else:
         assert output.startswith("denied: [Errno 13] Permission denied")
         assert SECRET not in output
+
+
+# -- workflow commands ------------------------------------------------------------------------------
+LEAKED = "sk-ant-api03-" + "9f8e7d6c5b4a" * 4
+# The repository's conftest stops pytest with workflow commands and a secret as its exit message,
+# printed raw: the heal ends in error with the run's last lines as its message, which the job log
+# shows.
+HOSTILE_CONFTEST = f"""
+LINES = [
+    "::add-mask::x",
+    "::stop-commands::y",
+    "::error::z",
+    "   ::warning file=README.md,line=1::indented",
+    "\\r::set-output name=status::healed",
+    "a legacy command anywhere ##[error]in a line",
+    "and the key: {LEAKED}",
+]
+import sys
+
+sys.exit("\\n".join(LINES))
+"""
+
+
+def commands_in(log: str) -> list[str]:
+    """The lines the runner would obey: `::` first after whitespace, or `##[` anywhere (it splits
+    lines at \\n and \\r)."""
+    lines = log.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return [line for line in lines if line.lstrip().startswith("::") or "##[" in line]
+
+
+def test_workflow_commands_in_the_tests_output_reach_the_job_log_neutralised(world: World) -> None:
+    clone = world.tmp / "hostile"
+    git(world.tmp, "clone", "-q", "-b", "main", str(world.remote), str(clone))
+    (clone / "conftest.py").write_text(HOSTILE_CONFTEST, encoding="utf-8")
+    git(clone, "add", "conftest.py")
+    git(clone, "commit", "-q", "-m", "a conftest that talks to the runner")
+    git(clone, "push", "-q", "origin", "HEAD:refs/heads/hostile")
+
+    run = world.run(
+        "workflow_dispatch", payloads.workflow_dispatch("hostile"), **{"anthropic-api-key": LEAKED}
+    )
+
+    assert run.returncode == 0, run.stderr
+    assert run.outputs["status"] == "error"
+    log = run.stdout + run.stderr
+    # the repository's lines are in the log, visibly, but none of them is a command
+    for line in ("> ::add-mask::x", "> ::stop-commands::y", "> ::error::z", "> ::set-output name=status"):
+        assert line in log
+    assert "## [error]in a line" in log
+    assert commands_in(log) == []
+    # and the key it printed is masked everywhere the action writes
+    assert "and the key: ***" in log
+    assert LEAKED not in log + run.summary + "\n".join(run.outputs.values())
+    assert LEAKED not in all_text_under(run.report_dir)
+
+
+def test_a_guard_keeps_state_across_writes_and_lets_selfheals_own_command_through() -> None:
+    guard = CommandGuard()
+    written = (
+        guard.feed("[selfheal] error: the last output was:\n  ")
+        + guard.feed(":")
+        + guard.feed(":add-mask::x\n")
+    )
+    written += (
+        guard.feed("#") + guard.feed("#[warning]w") + guard.command(annotation("error", "selfheal: ##[x]"))
+    )
+    assert commands_in(written) == ["::error::selfheal: ## [x]"]
+    assert written.endswith("w\n::error::selfheal: ## [x]\n")  # alone on its line
+    assert neutralise_commands("\ufeff::echo::on\r::debug::d") == "\ufeff> ::echo::on\r> ::debug::d"

@@ -22,6 +22,7 @@ from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.llm import ProviderSettings, RoleOverride
 from selfheal.agent.loop import heal
 from selfheal.sandbox import LocalSandbox
+from selfheal.sandbox.secrets import Scrubber
 from tests.conftest import git, write_tree
 
 CONVERT = """
@@ -106,6 +107,22 @@ def test_a_missing_iteration_names_the_ones_there(tmp_path: Path) -> None:
     (tmp_path / "checkpoints" / "iteration-1.json").write_text(json.dumps({"version": 1, "iteration": "x"}))
     with pytest.raises(ConfigError, match="not a readable checkpoint"):
         Checkpoint.load(tmp_path, 1)
+
+
+def test_a_checkpoint_is_saved_scrubbed_and_one_that_needed_masking_is_not_resumed(tmp_path: Path) -> None:
+    secret = "s3cr3t-" + "ab12" * 5
+    scrubber = Scrubber((secret,))
+    Checkpoint(1, "r", "abc", {"test_command": "pytest"}, accepted={"a.py": "x = 1\n"}).save(
+        tmp_path, scrubber
+    )
+    assert Checkpoint.load(tmp_path, 1).accepted == {"a.py": "x = 1\n"}  # nothing to mask: resumable
+
+    leaky = Checkpoint(2, "r", "abc", {}, accepted={"a.py": f"TOKEN = {secret!r}\n"}, remaining=("t",))
+    path = leaky.save(tmp_path, scrubber)
+    assert secret not in path.read_text(encoding="utf-8")
+    assert json.loads(path.read_text(encoding="utf-8"))["accepted"] == {"a.py": "TOKEN = '***'\n"}
+    with pytest.raises(ConfigError, match=r"masked in this checkpoint .* replay from an earlier iteration"):
+        Checkpoint.load(tmp_path, 2)
 
 
 def test_the_configuration_survives_the_round_trip(tmp_path: Path) -> None:
