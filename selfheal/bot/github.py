@@ -7,12 +7,13 @@ comment or pull request already. Rate-limit waits are capped, so a run never sle
 
 from __future__ import annotations
 
+import base64
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
-from github import Auth, Github, GithubException, GithubRetry
+from github import Auth, Github, GithubException, GithubRetry, InputGitAuthor, InputGitTreeElement
 from github.PullRequest import PullRequest
 from github.Repository import Repository
 
@@ -198,6 +199,46 @@ class GitHubClient:
             if exc.status == 404:
                 return None
             raise
+
+    # -- the Git database (commits made on GitHub, no local git) ------------------------------------
+    @mapped("read a commit")
+    def git_commit(self, sha: str) -> tuple[str, tuple[str, ...]]:
+        """(tree sha, parent shas) of a commit."""
+        commit = self.repository.get_git_commit(sha)
+        return commit.tree.sha, tuple(p.sha for p in commit.parents)
+
+    @mapped("read a tree")
+    def tree_entries(self, sha: str) -> dict[str, tuple[str, str, str]]:
+        """{name: (mode, type, sha)} of one tree, not recursive."""
+        return {e.path: (e.mode, e.type, e.sha) for e in self.repository.get_git_tree(sha).tree}
+
+    @mapped("create a blob")
+    def create_blob(self, data: bytes) -> str:
+        return self.repository.create_git_blob(base64.b64encode(data).decode("ascii"), "base64").sha
+
+    @mapped("create a tree")
+    def create_tree(self, base_tree: str, entries: list[tuple[str, str, str]]) -> str:
+        """A tree: `base_tree` with (path, mode, blob sha) entries written over it."""
+        elements = [InputGitTreeElement(path, mode, "blob", sha=blob) for path, mode, blob in entries]
+        return self.repository.create_git_tree(elements, self.repository.get_git_tree(base_tree)).sha
+
+    @mapped("create a commit")
+    def create_commit(self, message: str, tree: str, parents: list[str], name: str, email: str) -> str:
+        person = InputGitAuthor(name, email)
+        return self.repository.create_git_commit(
+            message,
+            self.repository.get_git_tree(tree),
+            [self.repository.get_git_commit(p) for p in parents],
+            author=person,
+            committer=person,
+        ).sha
+
+    @mapped("move a branch")
+    def set_branch(self, branch: str, sha: str, *, create: bool) -> None:
+        if create:
+            self.repository.create_git_ref(f"refs/heads/{branch}", sha)
+        else:
+            self.repository.get_git_ref(f"heads/{branch}").edit(sha, force=True)
 
     # -- issues, comments, reactions ----------------------------------------------------------------
     @mapped("comment")

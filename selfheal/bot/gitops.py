@@ -248,7 +248,7 @@ class Stage:
     def commit(self, files: Mapping[str, str], message: str, author: Identity) -> Built:
         """A commit on the base whose tree is the base tree with `files` (full texts) written in."""
         for path in files:
-            _check_path(path)
+            check_path(path)
         index = {"GIT_INDEX_FILE": str(self.folder / "index")}
         self._git("read-tree", self.base, what="commit", env=index)
         modes = self._modes(list(files))
@@ -327,7 +327,7 @@ class Stage:
                   what=f"push to {branch}", auth=True)  # fmt: skip
 
 
-def _check_path(path: str) -> None:
+def check_path(path: str) -> None:
     """A repo-relative path that stays inside the tree and out of any `.git`."""
     parts = PurePosixPath(path).parts
     if (

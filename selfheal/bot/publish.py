@@ -3,8 +3,9 @@
     commit on the base sha -> compare with the remote branch -> push (force, with lease)
     -> open PR | update PR body | nothing changed        => operation created | updated | none
 
-The commit is made in a `Stage` (gitops): a git directory created after the heal, never the
-checkout the heal's tests ran next to, from `Change.files` as held in memory.
+The commit is made from `Change.files` as held in memory, never in the checkout the heal's tests
+ran next to: in a `Stage` (gitops, a git directory created after the heal) or an `ApiStage`
+(gitdata, GitHub's Git Data API).
 
 A push whose pull request then cannot be opened is undone (the branch deleted); should that
 fail too, the next run finds the branch and reuses it, since the push is forced.
@@ -13,15 +14,29 @@ fail too, the next run finds the branch and reuses it, since the push is forced.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from selfheal.bot.exceptions import BotError
 from selfheal.bot.github import GitHubClient
-from selfheal.bot.gitops import Identity, Stage
+from selfheal.bot.gitops import Built, Identity, RemoteCommit
 
 CREATED, UPDATED, NONE = "created", "updated", "none"
 LABEL = "selfheal"
 BODY_LIMIT = 65_536  # GitHub rejects longer pull request bodies
+
+
+class Publisher(Protocol):
+    """Where the commit is made and the branch moved: on the base commit, from files in memory."""
+
+    base: str
+
+    def commit(self, files: Mapping[str, str], message: str, author: Identity) -> Built: ...
+
+    def remote_branch(self, branch: str) -> RemoteCommit | None: ...
+
+    def push(self, sha: str, branch: str, *, expected: str | None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -57,7 +72,7 @@ def fit_body(body: str, more_url: str) -> str:
     return body[: BODY_LIMIT - len(tail)] + tail
 
 
-def push_branch(stage: Stage, change: Change, author: Identity) -> tuple[str, bool]:
+def push_branch(stage: Publisher, change: Change, author: Identity) -> tuple[str, bool]:
     """Commit the change on its base and push it; (commit sha, whether the branch moved)."""
     if stage.base != change.base_sha:
         raise BotError(f"the stage holds {stage.base[:12]}, the change is on {change.base_sha[:12]}")
@@ -71,7 +86,7 @@ def push_branch(stage: Stage, change: Change, author: Identity) -> tuple[str, bo
 
 def publish_pull(
     client: GitHubClient,
-    stage: Stage,
+    stage: Publisher,
     change: Change,
     author: Identity,
     *,

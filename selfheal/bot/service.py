@@ -24,10 +24,19 @@ from selfheal.agent.outputs import write_outputs
 from selfheal.agent.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
 from selfheal.bot.exceptions import BotError
+from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import PERMISSION_RANK, GitHubClient
-from selfheal.bot.gitops import Identity, Remote, Stage
+from selfheal.bot.gitops import Identity, Remote
 from selfheal.bot.progress import ProgressComment
-from selfheal.bot.publish import NONE, Change, Publication, fit_body, publish_pull, push_branch
+from selfheal.bot.publish import (
+    NONE,
+    Change,
+    Publication,
+    Publisher,
+    fit_body,
+    publish_pull,
+    push_branch,
+)
 from selfheal.bot.signature import branch_for, failure_signature
 from selfheal.sandbox.exceptions import SandboxError, SandboxUnavailable
 
@@ -49,6 +58,8 @@ class BotSettings:
     run_url: str = ""  # the workflow run, whose artifact holds the full report
     out_dir: Path | None = None
     workdir: Path | None = None
+    # git: commit in a git directory made after the heal and push; api: GitHub's Git Data API
+    publish_with: str = "git"
 
     def __post_init__(self) -> None:
         if self.min_permission not in PERMISSION_RANK or self.min_permission == "none":
@@ -57,6 +68,8 @@ class BotSettings:
             )
         if self.mode not in ("auto", "review"):
             raise ValueError(f"mode {self.mode!r}: choose auto or review")
+        if self.publish_with not in ("git", "api"):
+            raise ValueError(f"publish_with {self.publish_with!r}: choose git or api")
 
 
 @dataclass
@@ -181,12 +194,15 @@ class Bot:
             return outcome
         # the checkout is left alone from here on: the heal ran the repository's tests next to it,
         # so its .git may hold hooks or drivers they planted. The commit is made in a new stage.
+        if self.settings.publish_with == "api":
+            with ApiStage(self.client, change.base_sha) as api:
+                return self._publish(api, trigger, progress, change, outcome)
         with remote.stage(self.settings.workdir, base=change.base_sha, branch=target.branch) as stage:
             return self._publish(stage, trigger, progress, change, outcome)
 
     def _publish(
         self,
-        stage: Stage,
+        stage: Publisher,
         trigger: Trigger,
         progress: ProgressComment | None,
         change: Change,

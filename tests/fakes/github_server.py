@@ -83,6 +83,14 @@ token (API and git) for its installation's repositories until it expires; other 
 ``app_tokens``; every request log entry has ``principal``: ``"token"``, ``"app"``,
 ``"installation:<id>"`` or null.
 
+Git database: ``POST /repos/{o}/{r}/git/blobs`` (``content`` + ``encoding`` utf-8|base64; 201
+``{"url", "sha"}``), ``GET .../git/blobs/{sha}`` (base64, wrapped), ``POST .../git/trees`` (``tree``
+entries of type blob with ``sha`` or ``content``, ``sha: null`` deletes; over ``base_tree``; 201 with
+the top-level entries), ``GET .../git/trees/{sha}[?recursive=1]``, ``POST .../git/commits``
+(``message``, ``tree``, ``parents``, ``author``/``committer``; the author defaults to the bot login,
+the committer to the author; never signed: ``verification.reason`` is ``unsigned``) and ``GET
+.../git/commits/{sha}``, all written with git plumbing into the repository's ``git_dir``.
+
 Workflows (repo seed key ``workflows``: ``[{"id", "name", "path", "inputs": ["ref", ...] | null,
 "dispatchable": true}]``): ``GET /repos/{o}/{r}/actions/workflows[/{id or file name}]`` and
 ``POST .../dispatches`` (``ref`` must be a branch or tag, unknown inputs are refused as GitHub does,
@@ -781,6 +789,26 @@ class Store:
             timeout=60,
         )
 
+    def git_in(
+        self, repo: Repo, *args: str, input: bytes, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        """git with bytes on stdin (object writes)."""
+        assert repo.git_dir is not None
+        return subprocess.run(
+            ["git", f"--git-dir={repo.git_dir}", *args],
+            input=input,
+            capture_output=True,
+            env={**git_env(), **(env or {})},
+            check=False,
+            timeout=60,
+        )
+
+    def object_type(self, repo: Repo, sha: str) -> str | None:
+        if repo.git_dir is None or not re.fullmatch(r"[0-9a-f]{40}", sha):
+            return None
+        done = self.git(repo, "cat-file", "-t", sha)
+        return done.stdout.strip() if done.returncode == 0 else None
+
     def rev(self, repo: Repo | None, ref: str) -> str | None:
         if repo is None or repo.git_dir is None:
             return None
@@ -1242,6 +1270,49 @@ class Store:
             "files": [],
         }
 
+    def tree_json(self, repo: Repo, sha: str, *, recursive: bool = False) -> dict[str, Any]:
+        api = self.repo_api(repo)
+        listed = self.git(repo, "ls-tree", "-z", "-l", *(["-r", "-t"] if recursive else []), sha).stdout
+        entries = []
+        for line in filter(None, listed.split("\0")):
+            meta, _, path = line.partition("\t")
+            mode, kind, obj, size = meta.split()
+            entry: dict[str, Any] = {"path": path, "mode": mode, "type": kind, "sha": obj}
+            if kind == "blob":
+                entry["size"] = int(size)
+            entry["url"] = f"{api}/git/{kind}s/{obj}" if kind in ("blob", "tree") else None
+            if entry["url"] is None:
+                del entry["url"]  # a submodule's commit has no url on GitHub either
+            entries.append(entry)
+        return {"sha": sha, "url": f"{api}/git/trees/{sha}", "tree": entries, "truncated": False}
+
+    def git_commit_json(self, repo: Repo, info: dict[str, Any]) -> dict[str, Any]:
+        """The Git database's commit shape (git/commits), not the REST commit (commits/)."""
+        api = self.repo_api(repo)
+        html = f"{self.url}/{repo.full_name}"
+        sha = info["sha"]
+        return {
+            "sha": sha,
+            "node_id": node_id("C", int(sha[:8], 16)),
+            "url": f"{api}/git/commits/{sha}",
+            "html_url": f"{html}/commit/{sha}",
+            "author": {"name": info["an"], "email": info["ae"], "date": info["ad"]},
+            "committer": {"name": info["cn"], "email": info["ce"], "date": info["cd"]},
+            "tree": {"sha": info["tree"], "url": f"{api}/git/trees/{info['tree']}"},
+            "message": info["message"],
+            "parents": [
+                {"sha": p, "url": f"{api}/git/commits/{p}", "html_url": f"{html}/commit/{p}"}
+                for p in info["parents"].split()
+            ],
+            "verification": {
+                "verified": False,
+                "reason": "unsigned",
+                "signature": None,
+                "payload": None,
+                "verified_at": None,
+            },
+        }
+
     def ref_json(self, repo: Repo, ref: str, sha: str, kind: str = "commit") -> dict[str, Any]:
         api = self.repo_api(repo)
         plural = {"commit": "commits", "tag": "tags", "tree": "trees", "blob": "blobs"}.get(kind, kind)
@@ -1394,6 +1465,12 @@ class Api:
             ("GET", R + r"/commits/(?P<sha>[^/]+)/pulls", self.commit_pulls),
             ("GET", R + r"/branches", self.list_branches),
             ("GET", R + r"/branches/(?P<branch>.+)", self.get_branch),
+            ("POST", R + r"/git/blobs", self.create_blob),
+            ("GET", R + r"/git/blobs/(?P<sha>[^/]+)", self.get_blob),
+            ("POST", R + r"/git/trees", self.create_tree),
+            ("GET", R + r"/git/trees/(?P<sha>[^/]+)", self.get_tree),
+            ("POST", R + r"/git/commits", self.create_git_commit),
+            ("GET", R + r"/git/commits/(?P<sha>[^/]+)", self.get_git_commit),
             ("GET", R + r"/git/ref/(?P<ref>.+)", self.get_ref),
             ("GET", R + r"/git/refs", self.list_refs),
             ("GET", R + r"/git/refs/(?P<ref>.+)", self.get_refs_legacy),
@@ -1999,6 +2076,169 @@ class Api:
                 "protection_url": f"{api}/branches/{quote(branch)}/protection",
             },
         )
+
+    # -- the Git database: blobs, trees, commits (git plumbing on the repository's bare git dir) --
+
+    def git_repo(self, owner: str, repo: str) -> Repo:
+        r = self.repo(owner, repo)
+        if r.git_dir is None:
+            raise ApiError(409, "Git Repository is empty.", doc=f"{DOCS}/git")
+        return r
+
+    def create_blob(self, req: Req, owner: str, repo: str) -> Reply:
+        r = self.git_repo(owner, repo)
+        data = req.obj()
+        content = self.body_string(data, "content", "Blob", required=True)
+        encoding = data.get("encoding", "utf-8")
+        assert content is not None
+        if encoding == "base64":
+            try:
+                raw = base64.b64decode(content, validate=False)
+            except (binascii.Error, ValueError) as exc:
+                raise validation_failed({"resource": "Blob", "code": "invalid", "field": "content"}) from exc
+        elif encoding in ("utf-8", "utf8"):
+            raw = content.encode("utf-8")
+        else:
+            raise validation_failed({"resource": "Blob", "code": "invalid", "field": "encoding"})
+        sha = (
+            self.s.git_in(r, "hash-object", "-w", "--no-filters", "--stdin", input=raw)
+            .stdout.decode()
+            .strip()
+        )
+        url = f"{self.s.repo_api(r)}/git/blobs/{sha}"
+        return Reply(201, {"url": url, "sha": sha}, {"Location": url})
+
+    def get_blob(self, req: Req, owner: str, repo: str, sha: str) -> Reply:
+        r = self.git_repo(owner, repo)
+        if self.s.object_type(r, sha) != "blob":
+            raise not_found(f"{DOCS}/git/blobs#get-a-blob")
+        raw = self.s.git_in(r, "cat-file", "blob", sha, input=b"").stdout
+        encoded = base64.encodebytes(raw).decode()  # GitHub wraps base64 content at 60 columns too
+        return Reply(200, {
+            "sha": sha, "node_id": node_id("B", int(sha[:8], 16)), "size": len(raw),
+            "url": f"{self.s.repo_api(r)}/git/blobs/{sha}", "content": encoded, "encoding": "base64",
+        })  # fmt: skip
+
+    def get_tree(self, req: Req, owner: str, repo: str, sha: str) -> Reply:
+        r = self.git_repo(owner, repo)
+        full = self.s.rev(r, sha) if self.s.object_type(r, sha) in ("commit", None) else sha
+        tree = (
+            self.s.git(r, "rev-parse", "--verify", "--quiet", f"{full}^{{tree}}").stdout.strip()
+            if full
+            else ""
+        )
+        if not tree:
+            raise not_found(f"{DOCS}/git/trees#get-a-tree")
+        recursive = req.query.get("recursive") not in (None, "", "0", "false")
+        return Reply(200, self.s.tree_json(r, tree, recursive=recursive))
+
+    def create_tree(self, req: Req, owner: str, repo: str) -> Reply:
+        """Blob entries (by sha or content) and deletions (sha null) over `base_tree`, as GitHub does;
+        entries of type tree or commit are not supported by this fake."""
+        r = self.git_repo(owner, repo)
+        data = req.obj()
+        entries = data.get("tree")
+        if not isinstance(entries, list):
+            raise validation_failed({"resource": "Tree", "code": "missing_field", "field": "tree"})
+        base_tree = data.get("base_tree")
+        if base_tree is not None and self.s.object_type(r, str(base_tree)) != "tree":
+            raise ApiError(422, "base_tree is not a valid tree oid", doc=f"{DOCS}/git/trees#create-a-tree")
+        with tempfile.TemporaryDirectory() as scratch:
+            index = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            if base_tree is None:
+                self.s.git_in(r, "read-tree", "--empty", input=b"", env=index)
+            else:
+                self.s.git_in(r, "read-tree", str(base_tree), input=b"", env=index)
+            for entry in entries:
+                if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not entry["path"]:
+                    raise validation_failed({"resource": "Tree", "code": "invalid", "field": "tree.path"})
+                path, mode, kind = entry["path"], entry.get("mode"), entry.get("type", "blob")
+                if mode not in ("100644", "100755", "040000", "160000", "120000"):
+                    raise ApiError(422, f"tree.mode {mode} is not a valid mode", doc=f"{DOCS}/git/trees")
+                if kind != "blob":
+                    raise ApiError(422, f"the fake GitHub creates blob entries only, not {kind}")
+                if "content" in entry and entry.get("sha") is None and entry["content"] is not None:
+                    blob = (
+                        self.s.git_in(
+                            r,
+                            "hash-object",
+                            "-w",
+                            "--no-filters",
+                            "--stdin",
+                            input=str(entry["content"]).encode("utf-8"),
+                        )
+                        .stdout.decode()
+                        .strip()
+                    )
+                elif entry.get("sha") is None:  # null sha: delete the path (mode 0 in --index-info)
+                    listed = self.s.git_in(r, "ls-files", "-z", "--", path, input=b"", env=index).stdout
+                    if not listed:
+                        raise ApiError(422, f"tree.path {path} does not exist", doc=f"{DOCS}/git/trees")
+                    self.s.git_in(r, "update-index", "-z", "--index-info",
+                                  input=f"0 {'0' * 40}\t{path}\0".encode(), env=index)  # fmt: skip
+                    continue
+                else:
+                    blob = str(entry["sha"])
+                    if self.s.object_type(r, blob) != "blob":
+                        raise ApiError(422, f"tree.sha {blob} is not a valid blob", doc=f"{DOCS}/git/trees")
+                added = self.s.git_in(r, "update-index", "--add", "--replace", "-z", "--index-info",
+                                      input=f"{mode} {blob}\t{path}\0".encode(), env=index)  # fmt: skip
+                if added.returncode != 0:
+                    raise ApiError(422, f"tree.path {path} is invalid", doc=f"{DOCS}/git/trees")
+            sha = self.s.git_in(r, "write-tree", input=b"", env=index).stdout.decode().strip()
+        payload = self.s.tree_json(r, sha)
+        return Reply(201, payload, {"Location": payload["url"]})
+
+    def person(self, data: Any, field_name: str) -> dict[str, str] | None:
+        if data is None:
+            return None
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("name"), str)
+            or not isinstance(data.get("email"), str)
+        ):
+            raise validation_failed({"resource": "Commit", "code": "invalid", "field": field_name})
+        return {"name": data["name"], "email": data["email"], "date": str(data.get("date") or now_iso())}
+
+    def create_git_commit(self, req: Req, owner: str, repo: str) -> Reply:
+        r = self.git_repo(owner, repo)
+        data = req.obj()
+        message = self.body_string(data, "message", "Commit", required=True)
+        tree = self.body_string(data, "tree", "Commit", required=True)
+        assert message is not None and tree is not None
+        if self.s.object_type(r, tree) != "tree":
+            raise ApiError(422, "Tree SHA does not exist", doc=f"{DOCS}/git/commits#create-a-commit")
+        parents = data.get("parents", [])
+        if not isinstance(parents, list) or any(self.s.object_type(r, str(p)) != "commit" for p in parents):
+            raise ApiError(422, "Parent SHA does not exist or is not a commit object",
+                           doc=f"{DOCS}/git/commits#create-a-commit")  # fmt: skip
+        # by default the author is the token's user, and the committer the author
+        login = self.s.bot_login
+        default = {"name": login, "email": f"{self.s.user_id(login)}+{login}@users.noreply.github.com",
+                   "date": now_iso()}  # fmt: skip
+        author = self.person(data.get("author"), "author") or default
+        committer = self.person(data.get("committer"), "committer") or author
+        env = {
+            "GIT_AUTHOR_NAME": author["name"], "GIT_AUTHOR_EMAIL": author["email"],
+            "GIT_AUTHOR_DATE": author["date"], "GIT_COMMITTER_NAME": committer["name"],
+            "GIT_COMMITTER_EMAIL": committer["email"], "GIT_COMMITTER_DATE": committer["date"],
+        }  # fmt: skip
+        args = ["commit-tree", tree, *[a for p in parents for a in ("-p", str(p))]]
+        made = self.s.git_in(r, *args, input=message.encode("utf-8"), env=env)
+        if made.returncode != 0:
+            raise ApiError(422, made.stderr.decode(errors="replace").strip() or "commit failed")
+        info = self.s.commit_info(r, made.stdout.decode().strip())
+        assert info is not None
+        info["message"] = message  # verbatim, as GitHub stores it
+        payload = self.s.git_commit_json(r, info)
+        return Reply(201, payload, {"Location": payload["url"]})
+
+    def get_git_commit(self, req: Req, owner: str, repo: str, sha: str) -> Reply:
+        r = self.git_repo(owner, repo)
+        info = self.s.commit_info(r, sha) if self.s.object_type(r, sha) == "commit" else None
+        if info is None:
+            raise not_found(f"{DOCS}/git/commits#get-a-commit-object")
+        return Reply(200, self.s.git_commit_json(r, info))
 
     @staticmethod
     def full_ref(ref: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import subprocess
 import time
 import urllib.error
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from github import Github, GithubException, GithubRetry
+from github import Github, GithubException, GithubRetry, InputGitAuthor, InputGitTreeElement
 from github.GithubException import BadCredentialsException, RateLimitExceededException, UnknownObjectException
 
 from tests.fakes.github_server import FakeGitHub
@@ -285,6 +286,52 @@ def test_branch_ref_and_delete(fake: FakeGitHub, gh: Github, remote: dict[str, A
     assert state["branches"] == {"main": remote["main"]}
     assert state["pulls"][0]["head_sha"] == remote["feature"]  # the PR keeps its last head
     assert ("DELETE", 204) in api_entries(fake, "/git/refs/heads/feature")
+
+
+def test_git_database_blob_tree_commit_and_ref(fake: FakeGitHub, gh: Github, remote: dict[str, Any]) -> None:
+    """A commit made through the Git Data API, as PyGithub makes it, lands in the bare remote."""
+    repo = gh.get_repo("acme/widgets")
+    blob = repo.create_git_blob(base64.b64encode(b"x = 2\r\n").decode(), "base64")
+    assert repo.get_git_blob(blob.sha).content.replace("\n", "") == base64.b64encode(b"x = 2\r\n").decode()
+    base = repo.get_git_commit(remote["feature"])
+    assert [p.sha for p in base.parents] == [remote["main"]]
+    base_tree = repo.get_git_tree(base.tree.sha)
+    assert {(e.path, e.mode, e.type) for e in base_tree.tree} == {
+        ("README.md", "100644", "blob"),
+        ("feature.py", "100644", "blob"),
+    }
+    tree = repo.create_git_tree(
+        [
+            InputGitTreeElement("feature.py", "100644", "blob", sha=blob.sha),
+            InputGitTreeElement("bin/run", "100755", "blob", content="#!/bin/sh\n"),
+            InputGitTreeElement("README.md", "100644", "blob", sha=None),
+        ],
+        base_tree,
+    )
+    assert {(e.path, e.type) for e in tree.tree} == {("feature.py", "blob"), ("bin", "tree")}
+    assert {e.path for e in repo.get_git_tree(tree.sha, recursive=True).tree} == {
+        "feature.py",
+        "bin",
+        "bin/run",
+    }
+    made = repo.create_git_commit("two\n", tree, [base], author=InputGitAuthor("Ann", "ann@example.com"))
+    assert (made.author.name, made.committer.email, made.message) == ("Ann", "ann@example.com", "two\n")
+    assert [p.sha for p in made.parents] == [remote["feature"]] and made.tree.sha == tree.sha
+    assert made.raw_data["verification"]["reason"] == "unsigned"
+    by_default = repo.create_git_commit("bot", tree, [])
+    assert by_default.author.name == by_default.committer.name == BOT
+    repo.create_git_ref("refs/heads/made", made.sha)
+
+    shown = subprocess.run(
+        ["git", "--git-dir", str(remote["bare"]), "show", "made:feature.py"], capture_output=True, check=True
+    )
+    assert shown.stdout == b"x = 2\r\n"
+    listed = git(remote["bare"], "ls-tree", "-r", "made")
+    assert [line.split()[0] for line in listed.splitlines()] == ["100755", "100644"]
+    with pytest.raises(GithubException) as caught:
+        repo.create_git_tree([InputGitTreeElement("a", "100644", "blob", sha="0" * 40)])
+    assert caught.value.status == 422
+    assert ("POST", 201) in api_entries(fake, "/git/commits")
 
 
 def test_git_requires_basic_auth(fake: FakeGitHub, tmp_path: Path) -> None:
