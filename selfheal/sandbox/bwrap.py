@@ -28,6 +28,11 @@ from selfheal.sandbox.identity import SandboxUser, closed_folder
 from selfheal.sandbox.seccomp import no_user_namespaces_program, program_fd
 
 HIDDEN = ("/tmp", "/root", "/home", "/run", "/var/run", "/mnt", "/media", "/srv")
+# Where container engines keep the file systems of running containers: mounts that come and go
+# at any moment (bubblewrap gives up when one vanishes while it makes the view read-only), and
+# nothing a test needs. The view of the host is built entry by entry around them.
+ENGINE_STATE = ("/var/lib/docker", "/var/lib/containerd", "/var/lib/containers", "/var/lib/kubelet",
+                "/var/lib/lxc", "/var/lib/lxd", "/var/snap/lxd")  # fmt: skip
 # What privileged bubblewrap keeps until setpriv execs: changing uid and gid, emptying the
 # bounding set, and entering a workspace folder the sandbox user may have made private.
 SETUP_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_OVERRIDE")
@@ -81,7 +86,7 @@ class Bwrap:
             # spawning thread, so LocalSession spawns from one thread that outlives its commands.
             "--die-with-parent",
             "--new-session",
-            "--ro-bind", "/", "/",
+            *host_view(Path("/"), set(self._covered(workspace))),
             "--dev", "/dev",
             "--proc", "/proc",
             *self._hidden(workspace),
@@ -89,6 +94,7 @@ class Bwrap:
             *self._folders_on_the_way(workspace),
             *[a for p in self.expose if p.exists() for a in ("--ro-bind", str(p), str(p))],
             "--bind", str(workspace), str(workspace),
+            "--remount-ro", "/",  # the folder bubblewrap built the view in: nothing may be added
             "--chdir", str(cwd),
             "--",
         ]  # fmt: skip
@@ -139,6 +145,29 @@ class Bwrap:
                 if closed is not None and closed != Path("/"):
                     covered.append(closed)
         return sorted(p for p in dict.fromkeys(covered) if not any(q in p.parents for q in covered))
+
+
+def host_view(folder: Path, replaced: set[Path]) -> list[str]:
+    """The host's file system read-only, as bind mounts of each entry of `folder`: `replaced`
+    folders (given a tmpfs later), /proc and /dev left out, and container engines' state skipped
+    (its parents are walked into instead of bound whole)."""
+    args: list[str] = []
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return args
+    for entry in entries:
+        path = Path(entry.path)
+        if path in replaced or str(path) in ("/proc", "/dev") or str(path) in ENGINE_STATE:
+            continue
+        if entry.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif entry.is_dir(follow_symlinks=False) and any(s.startswith(f"{path}/") for s in ENGINE_STATE):
+            mode = entry.stat(follow_symlinks=False).st_mode & 0o7777
+            args += ["--perms", f"{mode:o}", "--dir", str(path), *host_view(path, replaced)]
+        else:
+            args += ["--ro-bind", str(path), str(path)]
+    return args
 
 
 def probe_bwrap(
