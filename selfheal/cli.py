@@ -161,6 +161,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-namespaces", action="store_true", help="do not use bubblewrap namespaces even where available"
     )
     heal_cmd.add_argument(
+        "--accept-unsafe-sandbox",
+        action="store_true",
+        help="where the local sandbox cannot contain the tests (as root, when its unprivileged uid "
+        "cannot reach the interpreter), run them anyway instead of refusing",
+    )
+    heal_cmd.add_argument(
+        "--disk-mb", type=int, metavar="MB",
+        help="how much the tests may write into the workspace before the heal stops (default 1024)",
+    )  # fmt: skip
+    heal_cmd.add_argument(
         "--keep-workspace",
         action="store_true",
         help="keep the temporary copy of the repository for inspection",
@@ -318,6 +328,7 @@ def run_heal(args: argparse.Namespace, env: Mapping[str, str], scrubber: Scrubbe
             "max_candidates": args.max_candidates, "max_minutes": args.max_minutes,
             "timeout": args.timeout, "test_timeout": args.test_timeout, "seed": args.seed,
             "python": args.python, "namespaces": False if args.no_namespaces else None,
+            "accept_unsafe_sandbox": args.accept_unsafe_sandbox or None, "disk_mb": args.disk_mb,
             "keep_workspace": args.keep_workspace or None,
             "sandbox": args.sandbox, "sandbox_image": args.sandbox_image,
             "setup_command": args.setup_command, "sandbox_ca_bundle": args.sandbox_ca_bundle,

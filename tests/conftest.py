@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal
 from selfheal.agent.result import HealResult
 from selfheal.sandbox import LocalSandbox
+from tests.openpython import make_open_python
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -55,6 +57,19 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
+
+
+@pytest.fixture(scope="session")
+def open_python() -> Iterator[str]:
+    """An interpreter any uid can run, importing this run's packages (tests/openpython.py): for
+    the local sandbox as root without namespaces, and for selfheal run as a normal user."""
+    python, why = make_open_python()
+    if python is None:
+        pytest.skip(why)
+    yield python
+    folder = Path(python).parents[2]
+    if folder.name.startswith("selfheal-openpy-"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -35,6 +35,7 @@ class ActionInputs:
     dry_run: bool = False
     protected_paths: tuple[str, ...] = ()
     commit_author: str = ""
+    accept_unsafe_sandbox: bool = False
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -103,4 +104,5 @@ def parse_inputs(env: Mapping[str, str]) -> ActionInputs:
             p.strip() for p in re.split(r"[\n,]", _raw(env, "protected-paths")) if p.strip()
         ),
         commit_author=_raw(env, "commit-author"),
+        accept_unsafe_sandbox=_bool(env, "accept-unsafe-sandbox", False),
     )

@@ -70,7 +70,13 @@ class HealConfig:
     flake_reruns: int = 1
     memory_mb: int = 2048
     max_processes: int = 256
+    disk_mb: int = 1024  # how much the tests may add to the workspace before the heal stops
     namespaces: bool = True
+    # Never from the repository's own settings (they are the code under suspicion): where the
+    # commands would run uncontained (as root, or next to a token without namespaces), run them
+    # anyway instead of refusing. `require_contained` is GitHub's floor (the Action, the bot).
+    accept_unsafe_sandbox: bool = False
+    require_contained: bool = False
     provider: str = "none"  # the main provider; `llm.provider` always equals it
     # the model settings: model, endpoint, key variable, timeouts, prices, per-role overrides
     llm: ProviderSettings = field(default_factory=ProviderSettings)
@@ -100,6 +106,7 @@ _INT_KEYS = {
     "flake_reruns",
     "memory_mb",
     "max_processes",
+    "disk_mb",
     "max_tokens",
     "max_iterations",
     "parallel",
@@ -300,6 +307,7 @@ def _validate(config: HealConfig, env: Mapping[str, str] | None = None) -> None:
         (bool(config.test_command.strip()), "the test command is empty"),
         (config.memory_mb >= 128, "memory-mb must be at least 128"),
         (config.max_processes >= 8, "max-processes must be at least 8"),
+        (config.disk_mb >= 16, "disk-mb must be at least 16"),
         (config.cpus > 0, "cpus must be positive"),
         (config.max_tokens is None or config.max_tokens > 0, "--max-tokens must be positive"),
         (config.max_usd is None or config.max_usd > 0, "--max-usd must be positive"),
@@ -320,8 +328,14 @@ def _validate(config: HealConfig, env: Mapping[str, str] | None = None) -> None:
 
 def choose_sandbox_for(config: HealConfig) -> tuple[Sandbox, str]:
     """The sandbox the config asks for, with its limits (and why `auto` fell back, if it did)."""
-    limits = Limits(memory_mb=config.memory_mb, max_processes=config.max_processes, cpus=config.cpus)
+    limits = Limits(
+        memory_mb=config.memory_mb,
+        max_processes=config.max_processes,
+        cpus=config.cpus,
+        disk_mb=config.disk_mb,
+    )
     return choose_sandbox(
         config.sandbox, config.repo, limits=limits, namespaces=config.namespaces,
         image=config.sandbox_image, setup_command=config.setup_command, ca_bundle=config.sandbox_ca_bundle,
+        require_contained=config.require_contained, accept_unsafe=config.accept_unsafe_sandbox,
     )  # fmt: skip

@@ -5,6 +5,8 @@ BotError
 ├── CredentialsError  no token, or GitHub rejects it (also: the App's JWT, a gone installation)
 ├── GitHubError       an API call failed after the client's own retries
 ├── GitError          clone, fetch or push failed
+├── SandboxRefused    no sandbox could keep the repository's code away from the token, and the
+│                     workflow did not accept running it anyway (accept-unsafe-sandbox)
 ├── ServerConfigError the bot server cannot start as configured (exit code 2)
 └── QueueError        the job database cannot be opened, read or written
 """
@@ -31,6 +33,10 @@ class GitHubError(BotError):
 
 
 class GitError(BotError):
+    pass
+
+
+class SandboxRefused(BotError):
     pass
 
 

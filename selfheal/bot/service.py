@@ -23,7 +23,7 @@ from selfheal.agent.loop import heal
 from selfheal.agent.outputs import write_outputs
 from selfheal.agent.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
-from selfheal.bot.exceptions import BotError
+from selfheal.bot.exceptions import BotError, SandboxRefused
 from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import PERMISSION_RANK, GitHubClient
 from selfheal.bot.gitops import Identity, Remote
@@ -254,6 +254,9 @@ class Bot:
                 f"provider {provider!r}: the Action and the bot heal with the built-in search "
                 "(provider none) in this release; model providers work in `selfheal heal` so far"
             )
+        # on GitHub a token sits next to the repository's code: a sandbox that cannot keep the
+        # code away from selfheal's process is refused unless the workflow accepted the risk
+        flags["require_contained"] = True
         config = build_config(path, flags)
         if self.settings.extra_protected:
             config = replace(config, protected=(*config.protected, *self.settings.extra_protected))
@@ -264,7 +267,14 @@ class Bot:
         except SandboxUnavailable as exc:
             raise ConfigError(f"sandbox {config.sandbox}: {exc}") from exc
         trace = Trace()
-        result = heal(config, sandbox, Fanout(trace, progress, self.log))
+        try:
+            result = heal(config, sandbox, Fanout(trace, progress, self.log))
+        except SandboxUnavailable as exc:
+            raise SandboxRefused(
+                f"selfheal did not run the repository's code: no sandbox here keeps it away from the "
+                f"token. {exc}. On GitHub's hosted runners the docker sandbox works (input sandbox: "
+                f"docker); on a self-hosted runner, give the job a Docker engine or bubblewrap."
+            ) from exc
         if note:
             result.notes.append(note)
         out_dir = self.settings.out_dir or Path(tempfile.mkdtemp(prefix="selfheal-out-"))

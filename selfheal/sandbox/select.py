@@ -21,14 +21,19 @@ def choose_sandbox(
     image: str | None = None,
     setup_command: str | None = None,
     ca_bundle: str | None = None,
+    require_contained: bool = False,
+    accept_unsafe: bool = False,
 ) -> tuple[Sandbox, str]:
     """The sandbox to use and, when `auto` had to fall back, why (for the report's notes).
 
-    `docker` never falls back: without an engine or an image it raises SandboxUnavailable.
+    `docker` never falls back: without an engine or an image it raises SandboxUnavailable. The
+    local sandbox decides at its start whether it can contain the commands (LocalSandbox).
     """
     if kind not in KINDS:
         raise SandboxUnavailable(f"unknown sandbox {kind!r}; choose one of {', '.join(KINDS)}")
-    local = LocalSandbox(limits, namespaces=namespaces)
+    local = LocalSandbox(
+        limits, namespaces=namespaces, require_contained=require_contained, accept_unsafe=accept_unsafe
+    )
     if kind == "local":
         return local, ""
     try:

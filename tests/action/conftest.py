@@ -52,7 +52,9 @@ class World:
     shas: dict[str, str] = field(default_factory=dict)
     runs: int = 0
 
-    def run(self, event_name: str, payload: dict[str, Any], **inputs: str) -> ActionRun:
+    def run(
+        self, event_name: str, payload: dict[str, Any], *, python: str = sys.executable, **inputs: str
+    ) -> ActionRun:
         self.runs += 1
         work = self.tmp / f"run{self.runs}"
         workspace, temp = work / "workspace", work / "runner_temp"
@@ -63,7 +65,7 @@ class World:
         output, summary = work / "output", work / "summary.md"
         env = runner_env(self, event_name, event, workspace, temp, output, summary, inputs)
         done = subprocess.run(
-            [sys.executable, "-m", "selfheal", "action"],
+            [python, "-m", "selfheal", "action"],
             env=env, capture_output=True, text=True, timeout=600, cwd=workspace,
         )  # fmt: skip
         return ActionRun(

@@ -192,7 +192,7 @@ def test_no_secret_is_reachable():
 """
 
 
-def test_the_repository_tests_find_no_secret_even_without_namespaces(world: World) -> None:
+def test_the_repository_tests_find_no_secret_even_without_namespaces(world: World, open_python: str) -> None:
     snoop = world.tmp / "snoop"
     git(world.tmp, "clone", "-q", "-b", "feature", str(world.remote), str(snoop))
     (snoop / "tests" / "test_snoop.py").write_text(SNOOP, encoding="utf-8")
@@ -204,8 +204,10 @@ def test_the_repository_tests_find_no_secret_even_without_namespaces(world: Worl
     git(snoop, "commit", "-q", "-m", "snoop")
     git(snoop, "push", "-q", "origin", "HEAD:feature")
     world.fake.seed_comment(REPO, 7, 5001, "alice", "/heal")
+    # as root without namespaces the tests run as an unprivileged uid, on selfheal's own Python:
+    # it must be one that uid can reach
     run = world.run("issue_comment", payloads.issue_comment("/heal", number=7, comment_id=5001),
-                    **{"GITHUB_TOKEN": world.token})  # fmt: skip
+                    python=open_python, **{"GITHUB_TOKEN": world.token})  # fmt: skip
     report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
     assert "bwrap" not in report["sandbox"]["isolation"]
     # the snooping test ran and passed: only the two boundary tests failed at baseline

@@ -17,24 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.openpython import make_open_python
-
 
 def interpreter_folders(python: str) -> tuple[Path, ...]:
     """What the sandbox must expose for `python` to run: its environment and the installation
     behind it (the same rule as selfheal.agent.loop.interpreter_folders, without coverage)."""
     return tuple(sorted({Path(python).parent.parent, Path(os.path.realpath(python)).parent.parent}))
-
-
-@pytest.fixture(scope="session")
-def open_python() -> Iterator[str]:
-    python, why = make_open_python()
-    if python is None:
-        pytest.skip(why)
-    yield python
-    folder = Path(python).parents[2]
-    if folder.name.startswith("selfheal-openpy-"):
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
