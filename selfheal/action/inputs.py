@@ -36,6 +36,7 @@ class ActionInputs:
     protected_paths: tuple[str, ...] = ()
     commit_author: str = ""
     accept_unsafe_sandbox: bool = False
+    publish_with: str = "git"
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -105,4 +106,5 @@ def parse_inputs(env: Mapping[str, str]) -> ActionInputs:
         ),
         commit_author=_raw(env, "commit-author"),
         accept_unsafe_sandbox=_bool(env, "accept-unsafe-sandbox", False),
+        publish_with=_choice(env, "publish-with", "git", ("git", "api")),
     )

@@ -168,6 +168,7 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
         author=author,
         heal_flags={k: v for k, v in flags.items() if v is not None},
         extra_protected=inputs.protected_paths,
+        publish_with=inputs.publish_with,
         run_url=run_url,
         out_dir=out_dir,
         workdir=Path(workdir) if workdir and Path(workdir).is_dir() else None,

@@ -259,3 +259,20 @@ def test_nothing_to_heal_and_not_healable_say_so_without_a_pull_request(world: W
     assert "No pull request was opened" in comment["body"]
     assert reactions_on(world, 8002) == ["eyes", "confused"]
     assert len(world.repo_state()["pulls"]) == 4  # the seeded ones only
+
+
+def test_publish_with_api_opens_the_pull_request_without_a_git_push(world: World) -> None:
+    """The input publish-with: api: the commit is made through the Git Data API (blobs, tree,
+    commit, ref), so no git process ever holds the token for a push."""
+    world.fake.seed_comment(REPO, 7, 5001, "alice", "/heal")
+    run = world.run(
+        "issue_comment", payloads.issue_comment("/heal", number=7, comment_id=5001), **{"PUBLISH-WITH": "api"}
+    )
+
+    assert run.returncode == 0, run.stderr
+    assert (run.outputs["status"], run.outputs["pr-operation"]) == ("healed", "created")
+    assert not [r for r in git_requests(world) if "receive-pack" in r["path"]]
+    [pull] = pulls_by_head(world, run.outputs["branch"])
+    assert pull["base"]["ref"] == "feature"
+    assert suite_passes_on(world, run.outputs["branch"]).returncode == 0
+    assert_no_token_anywhere(world, run)
