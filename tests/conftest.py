@@ -18,6 +18,9 @@ from selfheal.agent.result import HealResult
 from selfheal.sandbox import LocalSandbox
 from tests.openpython import make_open_python
 
+# the escape corpus's figures, printed at the end of every run that ran it
+pytest_plugins = ("tests.sandbox.escape_figures",)
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 SCHEMA = ROOT / "contracts" / "heal-report.schema.json"
