@@ -20,8 +20,10 @@ from pathlib import Path
 from evaluation.escape.cases import load_cases
 from evaluation.escape.figures import load_results, render, save_result
 from evaluation.escape.harness import (
+    ALL_BACKENDS,
     BACKENDS,
     CONTAINED,
+    CONTROL,
     EXPOSED,
     SKIPPED,
     available_backends,
@@ -33,7 +35,11 @@ from evaluation.escape.harness import (
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m evaluation.escape", description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--backend", action="append", choices=BACKENDS, help="only these backends (repeatable)"
+        "--backend",
+        action="append",
+        choices=ALL_BACKENDS,
+        help=f"only these backends (repeatable; default: {', '.join(BACKENDS)}; {CONTROL} is a control where "
+        "the tests run as root beside selfheal, which the corpus must see escape)",
     )
     parser.add_argument(
         "--case",

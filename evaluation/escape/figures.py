@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from evaluation.escape.cases import load_cases
-from evaluation.escape.harness import BACKENDS, CONTAINED, ESCAPED, EXPOSED, NOT_RUN, SKIPPED
+from evaluation.escape.harness import ALL_BACKENDS, CONTAINED, ESCAPED, EXPOSED, NOT_RUN, SKIPPED
 
 SHORT = {
     CONTAINED: "contained",
@@ -52,9 +52,11 @@ def _counts(results: Iterable[dict]) -> str:
 
 
 def render(results: list[dict], *, markdown: bool = False, escapes: bool = True) -> str:
-    backends = [b for b in BACKENDS if any(r["backend"] == b for r in results)]
+    backends = [b for b in ALL_BACKENDS if any(r["backend"] == b for r in results)]
     order = {c.id: i for i, c in enumerate(load_cases())}  # families in FAMILIES' order, cases as listed
-    results = sorted(results, key=lambda r: (order.get(r["case"], len(order)), BACKENDS.index(r["backend"])))
+    results = sorted(
+        results, key=lambda r: (order.get(r["case"], len(order)), ALL_BACKENDS.index(r["backend"]))
+    )
     families = list(dict.fromkeys(r["family"] for r in results))
     cases = list(dict.fromkeys((r["family"], r["case"]) for r in results))
     by = {(r["case"], r["backend"]): r for r in results}

@@ -37,6 +37,11 @@ from evaluation.escape.site import PROOF, Site
 SCHEMA = ROOT / "contracts" / "heal-report.schema.json"
 IMAGE = os.environ.get("SELFHEAL_TEST_IMAGE", "selfheal-sandbox:bookworm")
 BACKENDS = ("docker", "local-bwrap", "local-nons")
+# A control, not a backend anyone should use: as root, no namespaces, and the risk accepted with an
+# interpreter only root can run, so the tests run as root next to selfheal. The corpus must see
+# escapes here; where it sees none, its attacks or its judge are blind.
+CONTROL = "local-unsafe"
+ALL_BACKENDS = (*BACKENDS, CONTROL)
 BOUND_S = 75.0  # a heal of these small repositories takes 5-20 s; a hang is cut here
 REPORT_PREFIX = "ESCAPE-REPORT-"
 CONTAINED, EXPOSED, ESCAPED, NOT_RUN, SKIPPED = (
@@ -93,6 +98,16 @@ def selfheal_argv(backend: str, site: Site, python: str | None) -> list[str]:
     ]  # fmt: skip
     if backend == "docker":
         return [*argv, "--sandbox", "docker", "--sandbox-image", IMAGE]
+    if backend == CONTROL:
+        return [
+            *argv,
+            "--sandbox",
+            "local",
+            "--no-namespaces",
+            "--accept-unsafe-sandbox",
+            "--python",
+            sys.executable,
+        ]
     argv += ["--sandbox", "local", "--python", python or sys.executable]
     return [*argv, "--no-namespaces"] if backend == "local-nons" else argv
 
@@ -431,6 +446,7 @@ def available_backends(python: str | None, python_reason: str = "") -> dict[str,
         if os.getuid() == 0
         else "runs as root only (without namespaces a normal user's tests run as that user)"
     )
+    reasons[CONTROL] = "" if os.getuid() == 0 else "the control runs as root only"
     return reasons
 
 

@@ -138,12 +138,15 @@ def cmdline(pid: int | str) -> bytes:
 
 
 def marked_processes(marker: str) -> list[tuple[int, str]]:
+    """Processes the case's attack started: the marker is one whole argument of theirs. (Only a
+    whole argument: another session's bubblewrap may name a proof file, which holds the marker,
+    among its bind mounts, and that process is not ours to judge or to kill.)"""
     needle, me = marker.encode(), os.getpid()
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != me:
             command = cmdline(entry)
-            if needle in command:
+            if needle in command.split(b"\0"):
                 found.append((int(entry), command.replace(b"\0", b" ").decode("utf-8", "replace")[:120]))
     return found
 
@@ -185,7 +188,11 @@ def find_secrets(canaries: dict[str, str], texts: dict[str, bytes]) -> list[str]
     """Where each canary shows up, in any of its encodings."""
     found = []
     for name, value in canaries.items():
+        seen: set[str] = set()
         for label, encoded in encodings(value).items():
+            if encoded in seen:  # base64 and base64url agree where the value has no + or /
+                continue
+            seen.add(encoded)
             for where, text in texts.items():
                 if encoded.encode() in text:
                     found.append(f"{name} ({label}) in {where}")

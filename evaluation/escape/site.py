@@ -240,7 +240,7 @@ class Site:
             "origin": [str(self.origin / name), str(self.origin / ".git" / name)],
             "outputs": [str(self.out / name)],
             "install": [os.path.join(folder, name) for folder in dict.fromkeys(install)],
-            "system": [f"/etc/{name}", f"/usr/local/bin/{name}", f"/{name}"],
+            "system": [f"/etc/{name}", f"/usr/local/bin/{name}"],
             "shared-tmp": [f"/tmp/{name}", f"/var/tmp/{name}", f"/dev/shm/{name}"],
         }
 

@@ -27,6 +27,8 @@ from evaluation.escape.cases import Case, load_cases
 from evaluation.escape.harness import (
     BACKENDS,
     CONTAINED,
+    CONTROL,
+    ESCAPED,
     EXPOSED,
     SKIPPED,
     available_backends,
@@ -77,10 +79,8 @@ def _jobs(config: pytest.Config) -> int:
     single tests (two processes each prefetching every case would run it twice)."""
     if os.environ.get(JOBS_ENV):
         return max(1, int(os.environ[JOBS_ENV]))
-    if hasattr(config, "workerinput") and getattr(config.option, "dist", "no") not in (
-        "loadfile",
-        "loadscope",
-    ):
+    worker = getattr(config, "workerinput", None)
+    if worker is not None and worker.get("escape_dist") not in ("loadfile", "loadscope"):
         return 1
     return 2
 
@@ -116,6 +116,22 @@ def test_case_is_contained(case: Case, backend: str, corpus: Corpus) -> None:
     lines += [f"  note: {what}" for what in result["notes"]]
     lines.append(f"  report.json: status {result['status']}, error {result['error']}")
     assert result["outcome"] in (CONTAINED, EXPOSED), "\n".join(lines)
+
+
+# One case per way the host judges (secrets found by hash and in the outputs, proof files outside the
+# workspace, repositories compared byte for byte), where the tests run as root beside selfheal.
+CONTROL_CASES = ("secrets-proc-mem", "files-write-system", "git-origin")
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.id in CONTROL_CASES], ids=lambda c: c.id)
+def test_the_corpus_sees_escapes_where_nothing_contains_them(case: Case, corpus: Corpus) -> None:
+    """The control: a blind attack or judge would call everything contained."""
+    if os.getuid() != 0:
+        pytest.skip("the control runs the tests as root: only where the suite runs as root")
+    result = run_case(case, CONTROL, python=None, parent=corpus.work).as_dict()
+    if not (result["isolation"] or "").startswith("uid 0"):
+        pytest.skip(f"the control did not run the tests as root here: {result['isolation']}")
+    assert result["outcome"] == ESCAPED, "\n".join([result["outcome"], *result["notes"]])
 
 
 def test_the_corpus_has_every_family_and_enough_cases() -> None:

@@ -31,7 +31,7 @@ CASES = [
     },
     {
         "id": "files-write-system",
-        "title": "writing into /etc, /usr/local/bin and /",
+        "title": "writing into /etc and /usr/local/bin",
         "attack": "write_system",
     },
     {
