@@ -290,8 +290,12 @@ def judge(
     attack = _attack_report(outputs) or _attack_report({"stdout": stdout})
     result.attack = attack
     stopped_by_limit = bool(result.status == "error" and result.error and "limit" in result.error.lower())
+    marker_in_report = site.marker.encode() in (raw or b"")
     if attack is None:
-        if stopped_by_limit:
+        if marker_in_report and result.status == "error":
+            result.ran = True
+            notes.append("the attack ran: its marker is in the error report.json quotes")
+        elif stopped_by_limit:
             result.ran = True
             notes.append(f"the heal stopped at a limit before the attack could report: {result.error}")
         else:

@@ -143,12 +143,21 @@ class Site:
         return Path("/tmp") / f"selfheal-escape-bystander-{self.marker}"
 
     @property
+    def secrets_home(self) -> Path:
+        """Where the files only their owner may read live. As root: beside the repository, in sight
+        of the sandbox but closed to its uid. As a normal user the tests run as that user, so
+        "closed" can only mean hidden: under the home folder, which bubblewrap replaces."""
+        if os.getuid() == 0:
+            return self.root
+        return Path.home() / ".cache" / f"selfheal-escape-{self.marker}"
+
+    @property
     def canary_file(self) -> Path:
-        return self.root / "canary.xml"
+        return self.secrets_home / "canary.xml"
 
     @property
     def private_file(self) -> Path:
-        return self.root / "private" / "note.txt"
+        return self.secrets_home / "private" / "note.txt"
 
     @property
     def source(self) -> str:
@@ -177,6 +186,7 @@ class Site:
         return site
 
     def _build(self) -> None:
+        self.secrets_home.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.canary_file.write_text(
             '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" '
             'failures="1" skipped="0" tests="1"><testcase classname="tests.test_calc" name="test_inc" '
@@ -304,5 +314,7 @@ class Site:
             except OSError:
                 pass
         shutil.rmtree(self.bystander, ignore_errors=True)
+        if self.secrets_home != self.root:
+            shutil.rmtree(self.secrets_home, ignore_errors=True)
         if not keep:
             shutil.rmtree(self.root, ignore_errors=True)

@@ -42,6 +42,17 @@ CASES = [
         "each_run": "workflow_commands_again",
     },
     {
+        "id": "res-workflow-commands-error",
+        "title": "workflow commands in the error of a conftest.py that fails to import, as selfheal shows it",
+        "attack": "workflow_commands",
+        # the baseline cannot run, so the case's report cannot ride in a test id: the marker in the
+        # error report.json quotes says it ran
+        "conftest": (
+            "raise RuntimeError('escape corpus ' + escape_kit.MARKER + '\\n::set-output name=status::healed"
+            "\\n::error::a workflow command from conftest.py\\n::stop-commands::escape\\n')\n"
+        ),
+    },
+    {
         "id": "res-config-namespaces-off",
         "title": "the repository's own [tool.selfheal] turns the namespaces off (namespaces = false)",
         "attack": "config_namespaces_off",
