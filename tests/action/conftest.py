@@ -149,6 +149,16 @@ def parse_output_file(path: Path) -> dict[str, str]:
     return values
 
 
+def push_to_new_remote(seed: Path, remote: Path, message: str) -> str:
+    """Commit `seed` as the first commit of `main` and push it to a new bare `remote`; its sha."""
+    git(seed, "init", "-q", "-b", "main")
+    git(seed, "add", "-A")
+    git(seed, "commit", "-q", "-m", message)
+    git(remote.parent, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(seed, "push", "-q", str(remote), "main")
+    return git(seed, "rev-parse", "HEAD").strip()
+
+
 def seed_remote(tmp: Path) -> tuple[Path, dict[str, str]]:
     """A bare remote with: main (the intervals example, one failing boundary test), feature (main +
     a docs commit: the PR head) and green (the bug fixed: every test passes)."""

@@ -21,10 +21,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.action.conftest import COLLABORATORS, REPO, World, parse_output_file, runner_env
+from tests.action.conftest import (
+    COLLABORATORS,
+    REPO,
+    World,
+    parse_output_file,
+    push_to_new_remote,
+    runner_env,
+)
 from tests.action.test_action_poisoned import Runner, open_folder, runner_for
 from tests.bot import payloads
-from tests.conftest import EXAMPLES, git
+from tests.conftest import EXAMPLES
 from tests.fakes.github_server import FakeGitHub
 
 pytestmark = pytest.mark.slow
@@ -71,12 +78,8 @@ def floor() -> Iterator[Floor]:
     )
     pyproject = seed / "pyproject.toml"
     pyproject.write_text(pyproject.read_text("utf-8") + "\n[tool.selfheal]\nnamespaces = false\n", "utf-8")
-    git(seed, "init", "-q", "-b", "main")
-    git(seed, "add", "-A")
-    git(seed, "commit", "-q", "-m", "intervals, namespaces off")
     remote = base / "remote.git"
-    git(base, "init", "-q", "--bare", "-b", "main", str(remote))
-    git(seed, "push", "-q", str(remote), "main")
+    push_to_new_remote(seed, remote, "intervals, namespaces off")
     token = "ghs_" + os.urandom(16).hex()
     state = {
         "token": token,

@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from tests import gitpoison
-from tests.action.conftest import REPO, World, parse_output_file, runner_env
+from tests.action.conftest import REPO, World, parse_output_file, push_to_new_remote, runner_env
 from tests.bot import payloads
 from tests.conftest import EXAMPLES, git
 from tests.fakes.github_server import FakeGitHub
@@ -79,13 +79,8 @@ def hostile() -> Iterator[Hostile]:
     seed = base / "seed"
     shutil.copytree(EXAMPLES / "intervals", seed, ignore=shutil.ignore_patterns(".selfheal", "__pycache__"))
     (seed / "conftest.py").write_text(gitpoison.hostile_conftest(proof, base, planted), encoding="utf-8")
-    git(seed, "init", "-q", "-b", "main")
-    git(seed, "add", "-A")
-    git(seed, "commit", "-q", "-m", "intervals, with a conftest that poisons git")
-    sha = git(seed, "rev-parse", "HEAD").strip()
     remote = base / "remote.git"
-    git(base, "init", "-q", "--bare", "-b", "main", str(remote))
-    git(seed, "push", "-q", str(remote), "main")
+    sha = push_to_new_remote(seed, remote, "intervals, with a conftest that poisons git")
     token = "ghs_" + os.urandom(16).hex()
     state = {
         "token": token,

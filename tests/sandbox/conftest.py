@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,3 +33,33 @@ def open_folder() -> Iterator[Path]:
     folder.chmod(0o711)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def tcp_server() -> Iterator[tuple[int, list[int]]]:
+    """A listening TCP server on the host's 127.0.0.1; yields (port, [accepted count])."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    accepted = [0]
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            accepted[0] += 1
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], accepted
+    stop.set()
+    thread.join(timeout=2)
+    server.close()

@@ -12,12 +12,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,30 +86,6 @@ def host_namespaces() -> dict[str, str]:
 
 
 @pytest.fixture
-def listener() -> Iterator[int]:
-    server = socket.socket()
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                server.accept()[0].close()
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join(2)
-    server.close()
-
-
-@pytest.fixture
 def outside() -> Iterator[Path]:
     """A file's path in a world-writable folder outside the workspace and outside /tmp: only
     the sandbox, not the permissions, can keep a command from writing it."""
@@ -150,7 +124,7 @@ def open_workspace(parent: Path) -> Path:
 
 @pytest.mark.parametrize("namespaces", [True, False], ids=["bwrap", "no-namespaces"])
 def test_local_facts_hold_inside(
-    namespaces: bool, open_python: str, open_folder: Path, listener: int, outside: Path
+    namespaces: bool, open_python: str, open_folder: Path, tcp_server: tuple[int, list[int]], outside: Path
 ) -> None:
     limits = Limits(disk_mb=64)
     workspace = open_workspace(open_folder)
@@ -159,7 +133,7 @@ def test_local_facts_hold_inside(
     ) as session:
         if namespaces and not session.facts.namespaces:
             pytest.skip(f"bubblewrap unusable here: {session.info.isolation}")
-        done = session.run([open_python, "-c", PROBE, str(listener), str(outside)], timeout=60)
+        done = session.run([open_python, "-c", PROBE, str(tcp_server[0]), str(outside)], timeout=60)
         facts = session.facts
     assert done.returncode == 0, done.stderr
     check(facts, json.loads(done.stdout), outside, limits)
@@ -172,7 +146,7 @@ def test_local_facts_hold_inside(
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to become another user")
 @pytest.mark.parametrize("namespaces", [True, False], ids=["bwrap", "no-namespaces"])
 def test_local_facts_hold_inside_as_a_normal_user(
-    namespaces: bool, open_python: str, open_folder: Path, listener: int, outside: Path
+    namespaces: bool, open_python: str, open_folder: Path, tcp_server: tuple[int, list[int]], outside: Path
 ) -> None:
     workspace = open_workspace(open_folder)
     os.chown(workspace, NORMAL_UID, NORMAL_UID)
@@ -185,7 +159,7 @@ def test_local_facts_hold_inside_as_a_normal_user(
 
     done = subprocess.run(
         [open_python, "-c", AS_USER, str(workspace), "1" if namespaces else "0", open_python,
-         str(listener), str(outside), *folders],
+         str(tcp_server[0]), str(outside), *folders],
         input=PROBE, capture_output=True, text=True, timeout=120, preexec_fn=become, cwd=workspace,
         env={"PATH": os.environ["PATH"], "HOME": str(workspace)},
     )  # fmt: skip
@@ -202,7 +176,7 @@ def test_local_facts_hold_inside_as_a_normal_user(
     assert facts["capabilities"] == []
 
 
-def test_docker_facts_hold_inside(tmp_path: Path, listener: int, outside: Path) -> None:
+def test_docker_facts_hold_inside(tmp_path: Path, tcp_server: tuple[int, list[int]], outside: Path) -> None:
     from tests.sandbox.test_docker_sandbox import CLIENT, IMAGE, REASON
 
     if CLIENT is None:
@@ -213,7 +187,7 @@ def test_docker_facts_hold_inside(tmp_path: Path, listener: int, outside: Path) 
     limits = Limits(disk_mb=64)
     with DockerSandbox(IMAGE, limits).start(tmp_path) as session:
         # the probe travels as an argument: nothing of the host is mounted
-        done = session.run(["python3", "-c", PROBE, str(listener), str(outside)], timeout=60)
+        done = session.run(["python3", "-c", PROBE, str(tcp_server[0]), str(outside)], timeout=60)
         facts = session.facts
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
