@@ -290,7 +290,8 @@ def judge(
     attack = _attack_report(outputs) or _attack_report({"stdout": stdout})
     result.attack = attack
     stopped_by_limit = bool(result.status == "error" and result.error and "limit" in result.error.lower())
-    marker_in_report = site.marker.encode() in (raw or b"")
+    # the words the failing conftest.py raises with (res-workflow-commands-error)
+    marker_in_report = f"escape corpus {site.marker}".encode() in (raw or b"")
     if attack is None:
         if marker_in_report and result.status == "error":
             result.ran = True

@@ -170,7 +170,8 @@ class Site:
     @classmethod
     def create(cls, case: Case, backend: str, parent: Path) -> Site:
         marker = "esc" + secrets.token_hex(6)
-        root = parent / f"{case.id}-{backend}-{marker}"
+        # not named with the marker: the repository's path is all over report.json
+        root = parent / f"{case.id}-{backend}-{secrets.token_hex(3)}"
         root.mkdir(mode=0o755)
         root.chmod(0o755)
         alnum = string.ascii_letters + string.digits
