@@ -210,10 +210,7 @@ def capabilities(findings: kit.Findings) -> None:
     if not _private_mount_namespace():
         findings.stopped("in the host's mount namespace: / and /tmp are left alone")
     else:
-        with open("/proc/self/mountinfo") as handle:
-            mounts = [line.split() for line in handle]
-        root_ro = any(fields[4] == "/" and "ro" in fields[5].split(",") for fields in mounts)
-        if root_ro:
+        if _root_read_only():
             failed = _mount(None, "/", None, MS_REMOUNT | MS_BIND, None)
             if failed:
                 findings.stopped("remount / read-write", os.strerror(failed))
@@ -253,8 +250,15 @@ def _write(path: str, text: str) -> None:
         handle.write(text)
 
 
+def _root_read_only() -> bool:
+    with open("/proc/self/mountinfo") as handle:
+        mounts = [line.split() for line in handle]
+    return any(fields[4] == "/" and "ro" in fields[5].split(",") for fields in mounts)
+
+
 def user_namespace(findings: kit.Findings) -> None:
     uid, gid = os.getuid(), os.getgid()
+    root_read_only = _root_read_only()
     mountpoint = str(kit.HERE / ".escape-userns-mnt")
     os.makedirs(mountpoint, exist_ok=True)
 
@@ -270,8 +274,13 @@ def user_namespace(findings: kit.Findings) -> None:
             return 11
         if LIBC.unshare(CLONE_NEWNS) != 0:
             return 12
-        if _mount(f"selfheal-escape-{kit.MARKER}", mountpoint, "tmpfs", 0, "size=1m"):
-            return 13
+        failed = _mount(f"selfheal-escape-{kit.MARKER}", mountpoint, "tmpfs", 0, "size=1m")
+        if failed:
+            return 100 + min(failed, 150)  # the errno, through the exit status
+        # a read-only / made writable from in here would write the real files below it; the
+        # mount namespace is this child's own, so the remount itself changes nothing outside
+        if root_read_only and _mount(None, "/", None, MS_REMOUNT | MS_BIND, None) == 0:
+            return 1
         return 0
 
     code = _in_child(inside)
@@ -279,12 +288,15 @@ def user_namespace(findings: kit.Findings) -> None:
         findings.stopped("unshare(CLONE_NEWUSER) refused")
         return
     findings.got("created a user namespace")
-    if code == 0:
+    if code in (0, 1):
         findings.got("became root in it and mounted a tmpfs")
+        if code == 1:
+            findings.got("remounted / read-write inside it")
+        elif root_read_only:
+            findings.stopped("remounting / read-write inside it")
     else:
-        findings.stopped(
-            "inside the new user namespace", {11: "no uid map", 12: "no mount ns"}.get(code, "mount")
-        )
+        why = {11: "no uid map", 12: "no mount namespace", 99: "crashed"}.get(code)
+        findings.stopped("inside the new user namespace", why or f"mount: {os.strerror(code - 100)}")
 
 
 def devices(findings: kit.Findings) -> None:
