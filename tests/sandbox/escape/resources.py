@@ -63,7 +63,7 @@ CASES = [
         "id": "res-config-limits-lifted",
         "title": "the repository's own [tool.selfheal] lifts the memory, process and disk limits",
         "attack": "config_limits_lifted",
-        "selfheal_config": "memory-mb = 65536\nmax-processes = 100000\ndisk-mb = 1000000\n",
+        "selfheal_config": "memory-mb = 65536\nmax-processes = 5000\ndisk-mb = 1000000\n",
     },
 ]
 
