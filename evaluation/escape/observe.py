@@ -7,6 +7,7 @@ import base64
 import contextlib
 import ctypes
 import ctypes.util
+import hashlib
 import itertools
 import os
 import secrets
@@ -169,6 +170,12 @@ def unmount(paths: list[str]) -> None:
     libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
     for path in paths:
         libc.umount2(path.encode(), 2)  # MNT_DETACH
+
+
+def short_hash(value: str | bytes) -> str:
+    """The attack code's hash of what it found (escape_kit.sha)."""
+    data = value.encode() if isinstance(value, str) else value
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def encodings(value: str) -> dict[str, str]:

@@ -20,7 +20,6 @@ a secret that reached the sandbox must then still not reach selfheal's outputs.
 
 from __future__ import annotations
 
-import atexit
 import base64
 import contextlib
 import errno
@@ -52,8 +51,7 @@ class Findings:
     def __init__(self) -> None:
         self.achieved: list[dict] = []
         self.blocked: list[str] = []
-        self.leaked: list[str] = []  # raw values for leak(), never part of the report
-        self.later: dict = {}  # what later runs of this case need (paths it planted, ...)
+        self.leaked: list[str] = []  # raw values for the failure message, never part of the report
 
     def got(self, say: str, **evidence) -> None:
         self.achieved.append({"say": say[:160], **evidence})
@@ -184,7 +182,7 @@ def raw_stdout_fds() -> list[int]:
 
 
 # -- running the case once per heal ------------------------------------------------------------
-def _report(case: dict, findings: Findings | None, error: str) -> dict:
+def _report(findings: Findings | None, error: str) -> dict:
     report: dict = {"case": CONFIG["case"], "ran": True, "uid": os.getuid(), "pid": os.getpid()}
     if findings is not None:
         report["achieved"] = findings.achieved
@@ -206,12 +204,11 @@ def _first_run(module) -> dict:
         attack(findings)
     except BaseException as exc:  # an attack that crashes must still report that it ran
         error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    state = {
-        "report": _report(CONFIG, findings, error),
-        "leaked": findings.leaked,
-        "later": findings.later,
-    }
-    tmp = STATE.with_suffix(".tmp")
+    return _save({"report": _report(findings, error), "leaked": findings.leaked})
+
+
+def _save(state: dict) -> dict:
+    tmp = STATE.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(state), encoding="utf-8")
     os.replace(tmp, STATE)
     return state
@@ -224,10 +221,15 @@ def _state(module) -> tuple[dict, bool]:
     try:
         fd = os.open(LOCK, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     except FileExistsError:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 30
         while not STATE.is_file() and time.monotonic() < deadline:
             time.sleep(0.2)
-        return json.loads(STATE.read_text(encoding="utf-8")), False
+        if STATE.is_file():
+            return json.loads(STATE.read_text(encoding="utf-8")), False
+        # the process that started the attack never finished it: something killed it
+        findings = Findings()
+        findings.stopped("the first run of the attack did not finish (killed by a limit or a timeout?)")
+        return _save({"report": _report(findings, ""), "leaked": []}), False
     os.close(fd)
     return _first_run(module), True
 
@@ -235,17 +237,16 @@ def _state(module) -> tuple[dict, bool]:
 def run_case() -> None:
     """Called by conftest.py at import: the attack on the first run, the case's per-run hook
     (`each_run` in the case's data) on every later one."""
-    global REPORT_ID, MESSAGE, LATER
+    global REPORT_ID, MESSAGE
     import escape_attacks
 
     state, first = _state(escape_attacks)
-    LATER = state["later"]
     REPORT_ID = PREFIX + json.dumps(state["report"], separators=(",", ":")).encode().hex()
     MESSAGE = leak_message(state["leaked"])
     hook = CONFIG.get("each_run")
     if hook and not first:
         with contextlib.suppress(Exception):
-            getattr(escape_attacks, hook)(LATER)
+            getattr(escape_attacks, hook)()
 
 
 def leak_message(values: list[str]) -> str:
@@ -262,8 +263,3 @@ def leak_message(values: list[str]) -> str:
 
 REPORT_ID = PREFIX + "not-run"
 MESSAGE = ""
-LATER: dict = {}
-
-
-def at_exit(callback) -> None:
-    atexit.register(callback)

@@ -185,7 +185,7 @@ def workflow_commands(findings: kit.Findings) -> None:
     findings.stopped("printed workflow commands to stdout, stderr and the failure message")
 
 
-def workflow_commands_again(later: dict) -> None:
+def workflow_commands_again() -> None:
     """Later runs print them again, then crash with them as their last output, in case selfheal
     shows a crashed run's output."""
     import atexit

@@ -128,7 +128,7 @@ def _replace(path: str | None, make) -> None:
         os.replace(tmp, path)
 
 
-def redirect_reads(later: dict) -> None:
+def redirect_reads() -> None:
     junit, coverage = _run_outputs()
     _after_this_run(lambda: _replace(junit, lambda tmp: os.symlink(kit.CONFIG["canary_file"], tmp)))
     _after_this_run(lambda: _replace(coverage, lambda tmp: os.symlink("/etc/shadow", tmp)))
@@ -150,7 +150,7 @@ def hardlink_source(findings: kit.Findings) -> None:
     _after_this_run(plant)
 
 
-def hardlink_reads(later: dict) -> None:
+def hardlink_reads() -> None:
     junit, _ = _run_outputs()
     _after_this_run(lambda: _replace(junit, lambda tmp: os.link(kit.CONFIG["canary_file"], tmp)))
 
@@ -161,7 +161,7 @@ def symlink_source(findings: kit.Findings) -> None:
     findings.stopped(f"{SOURCE} becomes a symlink to {decoy} after the baseline")
 
 
-def fifo_reads(later: dict) -> None:
+def fifo_reads() -> None:
     junit, coverage = _run_outputs()
     for path in (junit, coverage):
         _after_this_run(lambda path=path: _replace(path, os.mkfifo))
