@@ -11,10 +11,11 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, TextIO
 
 from selfheal import __version__
 from selfheal.agent.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
@@ -256,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         env = dict(os.environ)
         scrubber = Scrubber.from_environment(env, also=named)
-    with scrubbed_std_streams(scrubber):
+    # the Action writes its own annotations, and guards what it prints itself
+    with scrubbed_std_streams(scrubber, guard_commands=args.command != "action"):
         if args.command == "heal":
             return run_heal(args, env, scrubber)
         if args.command == "replay":
@@ -277,12 +279,39 @@ def _named_secrets(args: argparse.Namespace) -> tuple[str, ...]:
     return (args.webhook_secret_env,) if getattr(args, "webhook_secret_env", None) else ()
 
 
+class CommandGuardedStream:
+    """A text stream on which no line is a workflow command: `selfheal heal` may run as a step of
+    a GitHub workflow, whose runner obeys `::` lines on its output, and what it prints carries the
+    repository's text (a test's failure, a conftest's import error)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        from selfheal.action.runner import CommandGuard
+
+        self.stream = stream
+        self.guard = CommandGuard()
+
+    def write(self, text: str) -> int:
+        self.stream.write(self.guard.feed(text))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 @contextmanager
-def scrubbed_std_streams(scrubber: Scrubber) -> Iterator[None]:
+def scrubbed_std_streams(scrubber: Scrubber, *, guard_commands: bool = True) -> Iterator[None]:
     """stdout and stderr scrubbed while a command runs: the summary lines, --json, the progress
-    display, an error message or a traceback all go through them."""
+    display, an error message or a traceback all go through them; with `guard_commands`, no line
+    of theirs is a workflow command either."""
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = ScrubbedStream(sys.stdout, scrubber), ScrubbedStream(sys.stderr, scrubber)
+    streams = [ScrubbedStream(stream, scrubber) for stream in saved]
+    if guard_commands:
+        streams = [CommandGuardedStream(stream) for stream in streams]  # type: ignore[misc]
+    sys.stdout, sys.stderr = streams  # type: ignore[assignment]
     try:
         yield
     finally:

@@ -43,8 +43,8 @@ PASSING = {
 UNHEALABLE = {
     "pkg/__init__.py": "",
     "pkg/greet.py": 'def greet(name):\n    return "hello"\n',
-    "tests/test_greet.py": 'from pkg.greet import greet\n\n\ndef test_greet():\n'
-                           '    assert greet("bob") == "Hello, bob!"\n',
+    "tests/test_greet.py": "from pkg.greet import greet\n\n\ndef test_greet():\n"
+    '    assert greet("bob") == "Hello, bob!"\n',
 }
 
 GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
@@ -68,8 +68,11 @@ def status_porcelain(repo: Path) -> str:
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.relative_to(root).parts}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
 
 
 def read_report(out_dir: Path) -> dict:
@@ -107,13 +110,17 @@ def test_heal_prints_the_outcome_and_writes_every_output(make_repo, tmp_path, ca
     assert status_porcelain(repo) == ""
     assert tree_bytes(repo) == before
     # ... and the patch applies to it as it is
-    check = subprocess.run(["git", "-C", str(repo), "apply", "--check", str(out_dir / "patch.diff")],
-                           capture_output=True, text=True, env=GIT_ENV, check=False)
+    check = subprocess.run(
+        ["git", "-C", str(repo), "apply", "--check", str(out_dir / "patch.diff")],
+        capture_output=True,
+        text=True,
+        env=GIT_ENV,
+        check=False,
+    )
     assert check.returncode == 0, check.stderr
 
 
-def test_default_output_folder_is_under_the_current_directory_and_ignored(make_repo, tmp_path,
-                                                                          capsys):
+def test_default_output_folder_is_under_the_current_directory_and_ignored(make_repo, tmp_path, capsys):
     repo = make_repo(PASSING)
 
     code, _, err = heal_cli(capsys, repo)
@@ -131,8 +138,12 @@ def test_default_output_folder_is_under_the_current_directory_and_ignored(make_r
     # in a git repository at the current directory, the run folder is ignored
     git(tmp_path, "init", "-q", "-b", "main")
     for path in (".selfheal/.gitignore", f".selfheal/runs/{run_dir.name}/report.json"):
-        assert subprocess.run(["git", "check-ignore", "-q", path], cwd=tmp_path, env=GIT_ENV,
-                              check=False).returncode == 0, path
+        assert (
+            subprocess.run(
+                ["git", "check-ignore", "-q", path], cwd=tmp_path, env=GIT_ENV, check=False
+            ).returncode
+            == 0
+        ), path
     assert ".selfheal" not in status_porcelain(tmp_path)
 
 
@@ -184,51 +195,68 @@ def _a_file(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]
 
 def _no_runner(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
     repo = make_repo(PASSING)
-    return ([str(repo), "--test-command", "no-such-runner"],
-            re.compile(r"selfheal: test command not found: .*\bno-such-runner"))
+    return (
+        [str(repo), "--test-command", "no-such-runner"],
+        re.compile(r"selfheal: test command not found: .*\bno-such-runner"),
+    )
 
 
 def _bad_key(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
     repo = make_repo({**PASSING, "pyproject.toml": "[tool.selfheal]\nmax-candidatez = 3\n"})
     return [str(repo)], re.compile(
-        re.escape(f"selfheal: {repo / 'pyproject.toml'}: unknown key 'max-candidatez' in "
-                  "[tool.selfheal]; known keys: ") + r".*\bmax-candidates\b.*")
+        re.escape(
+            f"selfheal: {repo / 'pyproject.toml'}: unknown key 'max-candidatez' in "
+            "[tool.selfheal]; known keys: "
+        )
+        + r".*\bmax-candidates\b.*"
+    )
 
 
 def _no_python(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
     repo = make_repo(PASSING)
-    return ([str(repo), "--python", "/nonexistent"],
-            "selfheal: --python /nonexistent: no such executable")
+    return ([str(repo), "--python", "/nonexistent"], "selfheal: --python /nonexistent: no such executable")
 
 
 def _bad_role(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
     repo = make_repo(PASSING)
-    return ([str(repo), "--role", "generator:ollama"],
-            "selfheal: --role 'generator:ollama': expected ROLE=PROVIDER[:MODEL], "
-            "e.g. generator=ollama:qwen2.5-coder:7b")
+    return (
+        [str(repo), "--role", "generator:ollama"],
+        "selfheal: --role 'generator:ollama': expected ROLE=PROVIDER[:MODEL], "
+        "e.g. generator=ollama:qwen2.5-coder:7b",
+    )
 
 
 def _unknown_role(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
     repo = make_repo(PASSING)
-    return ([str(repo), "--role", "planner=ollama:llama3.2"],
-            "selfheal: --role unknown role 'planner'; roles are: spec_tests, qa_adversarial, "
-            "debugger, generator, critic, memory")
+    return (
+        [str(repo), "--role", "planner=ollama:llama3.2"],
+        "selfheal: --role unknown role 'planner'; roles are: spec_tests, qa_adversarial, "
+        "debugger, generator, critic, memory",
+    )
 
 
 def _key_in_pyproject(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
-    repo = make_repo({**PASSING, "pyproject.toml": '[tool.selfheal]\nprovider = "anthropic"\n'
-                      '[tool.selfheal.llm]\napi-key = "sk-ant-api03-do-not-commit"\n'})
+    repo = make_repo(
+        {
+            **PASSING,
+            "pyproject.toml": '[tool.selfheal]\nprovider = "anthropic"\n'
+            '[tool.selfheal.llm]\napi-key = "sk-ant-api03-do-not-commit"\n',
+        }
+    )
     return [str(repo)], (
         f"selfheal: {repo / 'pyproject.toml'}: [tool.selfheal.llm] api-key: a key is never read from "
         "pyproject.toml (it is committed with the code); put it in an environment variable and name "
-        'that variable with api-key-env in [tool.selfheal.llm], e.g. api-key-env = "MY_ANTHROPIC_KEY"')
+        'that variable with api-key-env in [tool.selfheal.llm], e.g. api-key-env = "MY_ANTHROPIC_KEY"'
+    )
 
 
 def _no_debugger(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
     repo = make_repo(PASSING)
-    return ([str(repo), "--role", "generator=ollama:qwen2.5-coder:7b"],
-            "selfheal: the model-driven repair needs a model for the debugger and the generator; "
-            "debugger has none (provider none): set --provider, or --role debugger=PROVIDER[:MODEL]")
+    return (
+        [str(repo), "--role", "generator=ollama:qwen2.5-coder:7b"],
+        "selfheal: the model-driven repair needs a model for the debugger and the generator; "
+        "debugger has none (provider none): set --provider, or --role debugger=PROVIDER[:MODEL]",
+    )
 
 
 def _zero_iterations(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
@@ -236,12 +264,33 @@ def _zero_iterations(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pat
     return [str(repo), "--max-iterations", "0"], "selfheal: --max-iterations must be at least 1"
 
 
-@pytest.mark.parametrize("case", [_missing, _a_file, _no_runner, _bad_key, _no_python, _bad_role,
-                                  _unknown_role, _key_in_pyproject, _no_debugger, _zero_iterations],
-                         ids=["missing-path", "path-is-a-file", "unknown-test-command",
-                              "invalid-pyproject-key", "missing-python", "bad-role-syntax",
-                              "unknown-role", "key-in-pyproject", "role-without-debugger",
-                              "zero-iterations"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        _missing,
+        _a_file,
+        _no_runner,
+        _bad_key,
+        _no_python,
+        _bad_role,
+        _unknown_role,
+        _key_in_pyproject,
+        _no_debugger,
+        _zero_iterations,
+    ],
+    ids=[
+        "missing-path",
+        "path-is-a-file",
+        "unknown-test-command",
+        "invalid-pyproject-key",
+        "missing-python",
+        "bad-role-syntax",
+        "unknown-role",
+        "key-in-pyproject",
+        "role-without-debugger",
+        "zero-iterations",
+    ],
+)
 def test_bad_input_exits_2_with_a_one_line_message(case, make_repo, tmp_path, capsys):
     args, expected = case(tmp_path, make_repo)
 
@@ -287,8 +336,13 @@ def test_apply_writes_the_verified_patch_into_the_working_tree(make_repo, tmp_pa
     assert "applied to pkg/age.py" in err
     assert (repo / "pkg" / "age.py").read_text(encoding="utf-8") == AGE_FIXED
     assert status_porcelain(repo) == " M pkg/age.py\n"
-    diff = subprocess.run(["git", "-C", str(repo), "diff", "--no-color"], capture_output=True,
-                          text=True, env=GIT_ENV, check=True).stdout
+    diff = subprocess.run(
+        ["git", "-C", str(repo), "diff", "--no-color"],
+        capture_output=True,
+        text=True,
+        env=GIT_ENV,
+        check=True,
+    ).stdout
     assert diff == (tmp_path / "out" / "patch.diff").read_text(encoding="utf-8")
 
 
@@ -300,8 +354,7 @@ def test_the_same_seed_gives_the_same_patch(make_repo, tmp_path, capsys):
         assert code == 0
         patches.append((tmp_path / run / "patch.diff").read_text(encoding="utf-8"))
         trace = (tmp_path / run / "trace.jsonl").read_text(encoding="utf-8").splitlines()
-        screened.append([json.loads(ln)["candidate"] for ln in trace
-                         if json.loads(ln)["node"] == "screen"])
+        screened.append([json.loads(ln)["candidate"] for ln in trace if json.loads(ln)["node"] == "screen"])
     assert patches[0] == patches[1]
     assert "+    return age >= 18\n" in patches[0]
     assert screened[0] == screened[1] and screened[0]  # the same search order, too
@@ -312,9 +365,14 @@ def test_installed_console_script_heals_a_repo(make_repo, tmp_path):
     script = Path(sys.executable).parent / "selfheal"
     assert script.is_file(), "the selfheal console script is not installed next to this Python"
 
-    done = subprocess.run([str(script), "heal", str(repo), "--out", str(tmp_path / "out"),
-                           "--sandbox", "local"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [str(script), "heal", str(repo), "--out", str(tmp_path / "out"), "--sandbox", "local"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
@@ -324,8 +382,9 @@ def test_installed_console_script_heals_a_repo(make_repo, tmp_path):
 
 
 def test_a_project_in_a_subfolder_of_a_git_repository(make_repo, tmp_path, capsys):
-    top = make_repo({"README.md": "# a monorepo\n",
-                     **{f"sub/project/{path}": text for path, text in BUGGY.items()}})
+    top = make_repo(
+        {"README.md": "# a monorepo\n", **{f"sub/project/{path}": text for path, text in BUGGY.items()}}
+    )
     project = top / "sub" / "project"
     out_dir = tmp_path / "out"
 
@@ -333,11 +392,15 @@ def test_a_project_in_a_subfolder_of_a_git_repository(make_repo, tmp_path, capsy
 
     assert code == 0
     patch = (out_dir / "patch.diff").read_text(encoding="utf-8")
-    assert patch.startswith(
-        "diff --git a/sub/project/pkg/age.py b/sub/project/pkg/age.py\n")
+    assert patch.startswith("diff --git a/sub/project/pkg/age.py b/sub/project/pkg/age.py\n")
     assert "\n--- a/sub/project/pkg/age.py\n+++ b/sub/project/pkg/age.py\n" in patch
-    check = subprocess.run(["git", "-C", str(top), "apply", "--check", str(out_dir / "patch.diff")],
-                           capture_output=True, text=True, env=GIT_ENV, check=False)
+    check = subprocess.run(
+        ["git", "-C", str(top), "apply", "--check", str(out_dir / "patch.diff")],
+        capture_output=True,
+        text=True,
+        env=GIT_ENV,
+        check=False,
+    )
     assert check.returncode == 0, check.stderr
     report = read_report(out_dir)
     assert report["project_dir"] == "sub/project"
@@ -346,7 +409,6 @@ def test_a_project_in_a_subfolder_of_a_git_repository(make_repo, tmp_path, capsy
     assert report["patch"] == patch
     assert f"apply with: git -C {top} apply" in err
     assert status_porcelain(top) == ""
-
 
 
 def test_a_model_provider_without_its_key_exits_2(make_repo, tmp_path, capsys, monkeypatch):
@@ -370,8 +432,9 @@ def test_model_flags_parse_as_documented():
     assert args.role == ["generator=ollama:qwen2.5-coder:7b", "critic=anthropic:claude-haiku-4-5"]
 
 
-def test_per_role_models_from_flags_and_pyproject_build_without_a_request(make_repo, tmp_path, capsys,
-                                                                          monkeypatch):
+def test_per_role_models_from_flags_and_pyproject_build_without_a_request(
+    make_repo, tmp_path, capsys, monkeypatch
+):
     """Claude as the main model from the repo's pyproject, a local Ollama generator from the flags:
     every provider is built (key read, client made), none is asked anything on a green suite."""
     from tests.fakes.anthropic_server import FakeAnthropic
@@ -382,12 +445,28 @@ def test_per_role_models_from_flags_and_pyproject_build_without_a_request(make_r
     try:
         monkeypatch.setenv("MY_CLAUDE_KEY", claude.api_key or "")
         monkeypatch.setenv("OLLAMA_HOST", ollama.url)
-        repo = make_repo({**PASSING, "pyproject.toml": (
-            '[tool.selfheal]\nprovider = "anthropic"\n'
-            f'[tool.selfheal.llm]\napi-key-env = "MY_CLAUDE_KEY"\nbase-url = "{claude.url}"\n'
-            '[tool.selfheal.llm.roles]\ncritic = {model = "claude-haiku-4-5"}\n')})
-        code, out, err = heal_cli(capsys, repo, "--out", tmp_path / "out", "--model", "claude-opus-4-7",
-                                  "--role", "generator=ollama:qwen2.5-coder:7b", "--max-iterations", "2")
+        repo = make_repo(
+            {
+                **PASSING,
+                "pyproject.toml": (
+                    '[tool.selfheal]\nprovider = "anthropic"\n'
+                    f'[tool.selfheal.llm]\napi-key-env = "MY_CLAUDE_KEY"\nbase-url = "{claude.url}"\n'
+                    '[tool.selfheal.llm.roles]\ncritic = {model = "claude-haiku-4-5"}\n'
+                ),
+            }
+        )
+        code, out, err = heal_cli(
+            capsys,
+            repo,
+            "--out",
+            tmp_path / "out",
+            "--model",
+            "claude-opus-4-7",
+            "--role",
+            "generator=ollama:qwen2.5-coder:7b",
+            "--max-iterations",
+            "2",
+        )
         asked = claude.requests() + ollama.requests()
     finally:
         claude.stop()
@@ -563,3 +642,25 @@ def test_heal_with_claude_authenticates_with_the_key_it_moved_out_of_its_environ
     assert {r["status"] for r in requests} == {400}  # the fake's "no more steps", never 401
     assert (fake.api_key or "") not in done.stdout + done.stderr
 
+
+def test_repository_text_never_becomes_a_workflow_command_on_heals_output(make_repo, tmp_path):
+    """`selfheal heal` may be a step of someone's workflow: the runner obeys `::` lines on its
+    output. A conftest that cannot import, with commands in its error, reaches stdout and stderr
+    neutralised."""
+    repo = make_repo({
+        "calc.py": "def add(a, b):\n    return a - b\n",
+        "conftest.py": (
+            "raise RuntimeError('broken\\n::add-mask::x\\n::set-output name=status::healed\\n"
+            "  ::stop-commands::pwned\\n##[error]legacy\\n::error::z')\n"
+        ),
+        "tests/test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    })  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "selfheal", "heal", str(repo), "--out", str(tmp_path / "out"),
+         "--sandbox", "local", "--python", sys.executable],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert "add-mask" in done.stdout + done.stderr  # the error is shown...
+    for line in (done.stdout + done.stderr).splitlines():
+        assert not line.lstrip().startswith("::"), line  # ...but no line of it is a command
+        assert "##[" not in line, line
