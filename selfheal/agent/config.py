@@ -124,6 +124,19 @@ _STR_KEYS = {
 }
 _FILE_KEYS = _INT_KEYS | _FLOAT_KEYS | _TUPLE_KEYS | _STR_KEYS | {"namespaces", "llm"}
 
+# The repository's settings are part of the code under suspicion: they may say how its tests are
+# run, never how they are contained. These are the caller's alone (flags, the Action's inputs); a
+# repository that sets them is told so in the report, and its value is ignored.
+_CALLER_ONLY = {
+    "sandbox": "the sandbox backend",
+    "sandbox_image": "the sandbox's image",
+    "setup_command": "a setup command (it would run with a network)",
+    "sandbox_ca_bundle": "a host file to copy into the sandbox",
+    "python": "the interpreter (its folders are exposed to the tests)",
+}
+# Limits a repository may lower but not raise above the defaults.
+_CAPPED = ("memory_mb", "max_processes", "disk_mb", "cpus")
+
 # Key names that would put a secret into a committed file; refused wherever they appear.
 _SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "auth_token", "bearer", "apikey"}
 _SECRET_SUFFIXES = ("_key", "_token", "_secret", "_password")
@@ -252,7 +265,7 @@ def build_config(repo: Path, flags: dict[str, Any], env: Mapping[str, str] | Non
     keys, endpoints and models are looked up (default os.environ; the CLI passes the mapping its
     secrets were handed over in, since they are no longer in its environment).
     """
-    settings = read_repo_settings(repo)
+    settings, overruled = _contain_repo_settings(read_repo_settings(repo))
     known = {f.name for f in fields(HealConfig)} - {"llm"}
     given = {k: v for k, v in flags.items() if v is not None and k in known}
     merged = {**settings, **given}
@@ -265,8 +278,37 @@ def build_config(repo: Path, flags: dict[str, Any], env: Mapping[str, str] | Non
         roles=flags.get("roles") or (),
     )
     config = replace(HealConfig(repo=repo), **merged)
+    if overruled:
+        config.extra["setting_notes"] = overruled
     _validate(config, env)
     return config
+
+
+def _contain_repo_settings(settings: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The repository's settings without what would loosen its sandbox, and what was dropped."""
+    kept, notes = dict(settings), []
+    for key, what in _CALLER_ONLY.items():
+        if key in kept:
+            kept.pop(key)
+            name = key.replace("_", "-")
+            notes.append(
+                f"[tool.selfheal] {name} ignored: {what} is the caller's choice, not the repository's"
+            )
+    if kept.get("namespaces") is False:
+        kept.pop("namespaces")
+        notes.append(
+            "[tool.selfheal] namespaces = false ignored: only the caller can turn the sandbox's "
+            "namespaces off (--no-namespaces)"
+        )
+    defaults = HealConfig(repo=Path("."))
+    for key in _CAPPED:
+        if key in kept and kept[key] > getattr(defaults, key):
+            notes.append(
+                f"[tool.selfheal] {key.replace('_', '-')} = {kept[key]} lowered to {getattr(defaults, key)}: "
+                "a repository may lower the sandbox's limits, not raise them"
+            )
+            kept[key] = getattr(defaults, key)
+    return kept, notes
 
 
 def _merge_llm(

@@ -79,7 +79,12 @@ def heal(
     started = time.monotonic()
     origin = Origin.inspect(config.repo)
     # a local sandbox runs the tests on a host interpreter; a container brings its own
-    python = None if sandbox.interpreter_inside else resolve_python(config.python, origin.path)
+    # on GitHub the checkout's own .venv is the repository's choice of what the sandbox exposes
+    python = (
+        None
+        if sandbox.interpreter_inside
+        else resolve_python(config.python, origin.path, repo_venv=not config.require_contained)
+    )
     workspace = Workspace.create(origin)
     try:
         with stage(events, "sandbox", backend=type(sandbox).__name__) as info:
@@ -166,7 +171,9 @@ class HealRun:
         self.events = events
         self.strategy = strategy
         self.model = model
-        self.python = python or resolve_python(config.python, workspace.origin.path)
+        self.python = python or resolve_python(
+            config.python, workspace.origin.path, repo_venv=not config.require_contained
+        )
         self.command = TestCommand.parse(config.test_command, self.python, workspace.root)
         self.runner = TestRunner(
             session, self.command, self.python, timeout=config.timeout,
@@ -181,6 +188,7 @@ class HealRun:
             python=self.python,
             apply_root=str(workspace.toplevel), project_dir=workspace.origin.subdir,
         )  # fmt: skip
+        self.result.notes.extend(config.extra.get("setting_notes", ()))
         if workspace.origin.dirty:
             self.result.notes.append(
                 "the working tree differs from HEAD; the patch is against the files as they are on disk"
@@ -953,8 +961,9 @@ def interpreter_folders(python: str) -> tuple[Path, ...]:
     return tuple(sorted(folders))
 
 
-def resolve_python(requested: str | None, repo: Path) -> str:
-    """--python if given; else the repo's own .venv; else the Python selfheal runs on."""
+def resolve_python(requested: str | None, repo: Path, *, repo_venv: bool = True) -> str:
+    """--python if given; else the repo's own .venv (with `repo_venv`); else the Python selfheal
+    runs on."""
     if requested:
         found = requested if os.sep in requested else (shutil.which(requested) or requested)
         path = Path(found).expanduser()
@@ -964,7 +973,7 @@ def resolve_python(requested: str | None, repo: Path) -> str:
             raise InterpreterError(f"--python {shlex.quote(requested)}: no such executable")
         return str(path)
     for candidate in (repo / ".venv" / "bin" / "python", repo / ".venv" / "Scripts" / "python.exe"):
-        if candidate.is_file() and os.access(candidate, os.X_OK):
+        if repo_venv and candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return sys.executable
 

@@ -53,8 +53,15 @@ class World:
     runs: int = 0
 
     def run(
-        self, event_name: str, payload: dict[str, Any], *, python: str = sys.executable, **inputs: str
+        self,
+        event_name: str,
+        payload: dict[str, Any],
+        *,
+        python: str = sys.executable,
+        path: str | None = None,
+        **inputs: str,
     ) -> ActionRun:
+        """`python` runs selfheal; `path`, if given, is the runner's PATH."""
         self.runs += 1
         work = self.tmp / f"run{self.runs}"
         workspace, temp = work / "workspace", work / "runner_temp"
@@ -64,6 +71,8 @@ class World:
         event.write_text(json.dumps(payload), encoding="utf-8")
         output, summary = work / "output", work / "summary.md"
         env = runner_env(self, event_name, event, workspace, temp, output, summary, inputs)
+        if path is not None:
+            env["PATH"] = path
         done = subprocess.run(
             [python, "-m", "selfheal", "action"],
             env=env, capture_output=True, text=True, timeout=600, cwd=workspace,
@@ -147,6 +156,21 @@ def parse_output_file(path: Path) -> dict[str, str]:
         else:
             i += 1
     return values
+
+
+def path_without(folder: Path, *programs: str) -> str:
+    """A PATH with every program of today's PATH but `programs`, made of links in `folder`: a
+    runner without bubblewrap, say, on a machine that has it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    for directory in os.environ["PATH"].split(os.pathsep):
+        if not os.path.isdir(directory):
+            continue
+        for entry in os.scandir(directory):
+            link = folder / entry.name
+            if entry.name not in programs and not link.exists() and not link.is_symlink():
+                link.symlink_to(entry.path)
+    return str(folder)
 
 
 def push_to_new_remote(seed: Path, remote: Path, message: str) -> str:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from tests.action.conftest import REPO, World
+from tests.action.conftest import REPO, World, path_without
 from tests.action.test_action_e2e import (
     assert_no_token_anywhere,
     comments_on,
@@ -196,20 +196,17 @@ def test_the_repository_tests_find_no_secret_even_without_namespaces(world: Worl
     snoop = world.tmp / "snoop"
     git(world.tmp, "clone", "-q", "-b", "feature", str(world.remote), str(snoop))
     (snoop / "tests" / "test_snoop.py").write_text(SNOOP, encoding="utf-8")
-    pyproject = snoop / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text(encoding="utf-8") + "\n[tool.selfheal]\nnamespaces = false\n", "utf-8"
-    )
     git(snoop, "add", "-A")
     git(snoop, "commit", "-q", "-m", "snoop")
     git(snoop, "push", "-q", "origin", "HEAD:feature")
     world.fake.seed_comment(REPO, 7, 5001, "alice", "/heal")
-    # as root without namespaces the tests run as an unprivileged uid, on selfheal's own Python:
-    # it must be one that uid can reach
+    # a runner without bubblewrap: as root the tests then run as an unprivileged uid with no
+    # namespaces, on selfheal's own Python, which must be one that uid can reach
     run = world.run("issue_comment", payloads.issue_comment("/heal", number=7, comment_id=5001),
-                    python=open_python, **{"GITHUB_TOKEN": world.token})  # fmt: skip
+                    python=open_python, path=path_without(world.tmp / "bin", "bwrap"),
+                    **{"GITHUB_TOKEN": world.token})  # fmt: skip
     report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
-    assert "bwrap" not in report["sandbox"]["isolation"]
+    assert report["sandbox"]["facts"]["namespaces"] == []
     # the snooping test ran and passed: only the two boundary tests failed at baseline
     assert len(report["failures_before"]) == 2
     assert not any("snoop" in t for t in report["failures_before"]), report["failures_before"]

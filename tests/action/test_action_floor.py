@@ -1,11 +1,12 @@
 """GitHub's floor: the repository's code never runs next to the token uncontained, unless asked.
 
-`selfheal action` run as a normal user, on a repository whose settings turn namespaces off, with
-the local sandbox: its tests would run as selfheal's own user with nothing in between (they could
+`selfheal action` run as a normal user on a runner without bubblewrap (a PATH without it), with
+the local sandbox: the tests would run as selfheal's own user with nothing in between (they could
 read the token from selfheal's memory). So the heal is refused before any of the repository's code
 runs, and the requester reads why and how to fix it in the comment and the job summary. With the
 input accept-unsafe-sandbox the workflow takes the risk and the heal runs. As root, the same
-repository is healed with no input: the sandbox runs the tests as an unprivileged uid.
+repository is healed with no input: the sandbox runs the tests as an unprivileged uid. The
+repository's own `namespaces = false` changes none of this: the caller's choice, not its own.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tests.action.conftest import (
     REPO,
     World,
     parse_output_file,
+    path_without,
     push_to_new_remote,
     runner_env,
 )
@@ -58,6 +60,7 @@ class Floor:
         env = runner_env(self.world, "issue_comment", event, workspace, temp, output, summary,
                          {"sandbox": "local", **inputs})  # fmt: skip
         env["TMPDIR"] = str(temp)
+        env["PATH"] = path_without(work / "bin", "bwrap")
         runner.own(work)
         done = subprocess.run(
             [runner.python, "-m", "selfheal", "action"],

