@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from selfheal.sandbox.base import ExecResult, Isolation, Limits, SandboxInfo
-from selfheal.sandbox.dependencies import SetupPlan, default_image, plan_setup
+from selfheal.sandbox.dependencies import SetupPlan, build_requirements, default_image, plan_setup
 from selfheal.sandbox.env import FIXED, expand_path, is_secret_name
 from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SetupFailed
-from selfheal.sandbox.incontainer import KILLER, RUNNER, SERVER
+from selfheal.sandbox.incontainer import BUILD, KILLER, METADATA, RUNNER, SERVER
 from selfheal.sandbox.local import STATE_DIR
 from selfheal.sandbox.output import CappedBuffer, LineQueue, capped_text
 
@@ -46,6 +46,8 @@ MOUNT = "/sandbox"
 WORKSPACE = f"{MOUNT}/workspace"
 DEPS = f"{MOUNT}/deps"
 VENV = f"{DEPS}/venv"
+BUILD_DIR = f"{MOUNT}/build"  # a volume between the build and the install of the local projects
+WHEELS = f"{BUILD_DIR}/wheels"
 USER = "1000:1000"
 UID = 1000
 LABEL = "selfheal.sandbox"
@@ -286,7 +288,14 @@ class DockerSession:
             raise OSError(f"could not copy files into the sandbox at {path}")
 
     def _setup(self, workspace: Path) -> str:
-        """Install the repo's dependencies once, with network, in a separate container."""
+        """Install the repo's dependencies once, before any test runs, in setup containers.
+
+        Only pip and what an index provides run with a network: the packages the repository
+        names. The repository's own code — the build backend of a project whose metadata is
+        dynamic, a local path in a requirements file — runs only in steps with no network: one
+        reads the project's requirements, one builds its wheel; pip installs those with and
+        without a network. The repository's code never writes the dependencies' volume itself.
+        """
         plan = plan_setup(workspace)
         probe = self.run(["python3", "-c", "import pytest, coverage"], timeout=60)
         if probe.returncode == 127:
@@ -294,49 +303,110 @@ class DockerSession:
         needs_tools = probe.returncode != 0
         if plan.empty and not needs_tools and not self.sandbox.setup_command:
             return "python3"
-        script = self._setup_script(plan, needs_tools)
+        projects = [(path, extras) for path, extras in map(_split_extras, plan.local_projects)
+                    if _inside(workspace, path)]  # fmt: skip
+        build_requires = [r for path, _ in projects for r in build_requirements(workspace, path)]
+        self._setup_step(
+            "index", self._index_script(plan, needs_tools, build_requires), network=True, deps="rw",
+            files={**{f"requirements/{name}": text.encode() for name, text in plan.filtered},
+                   **self._ca_files()},
+            workdir=f"{DEPS}/requirements",
+        )  # fmt: skip
+        if self.sandbox.setup_command or not projects:
+            return f"{VENV}/bin/python"
+        python = f"{VENV}/bin/python"
+        requires: list[str] = []
+        for path, extras in projects:
+            logs = self._setup_step(
+                "metadata", [python, "-c", METADATA, posixpath.join(WORKSPACE, path), *extras],
+                network=False, deps="ro",
+            )  # fmt: skip
+            requires += _declared_requirements(logs)
+        if requires:
+            self._setup_step(
+                "project-index", [python, "-m", "pip", "install", "--no-input", *dict.fromkeys(requires)],
+                network=True, deps="rw",
+            )  # fmt: skip
+        wheels = self.client.volumes.create(name=f"{self.container.name}-build", labels=self._labels)
+        try:
+            for path, _ in projects:
+                self._setup_step(
+                    "build", [python, "-c", BUILD, posixpath.join(WORKSPACE, path), WHEELS],
+                    network=False, deps="ro", wheels=(wheels, "rw"),
+                )  # fmt: skip
+            self._setup_step(
+                "install",
+                ["sh", "-c", f"{python} -m pip install --no-input --no-index --no-deps {WHEELS}/*.whl"],
+                network=False, deps="rw", wheels=(wheels, "ro"),
+            )  # fmt: skip
+        finally:
+            with contextlib.suppress(Exception):
+                wheels.remove(force=True)
+        return python
+
+    def _ca_files(self) -> dict[str, bytes]:
+        return {"ca-bundle.pem": Path(self.sandbox.ca_bundle).read_bytes()} if self.sandbox.ca_bundle else {}
+
+    def _setup_step(
+        self,
+        step: str,
+        command: str | list[str],
+        *,
+        network: bool,
+        deps: str,
+        files: dict[str, bytes] | None = None,
+        wheels: tuple[Any, str] | None = None,
+        workdir: str = WORKSPACE,
+    ) -> str:
+        """One setup container, run to its end: its logs, or SetupFailed with their tail."""
         environment = {"PATH": f"{VENV}/bin:{CONTAINER_PATH}", "HOME": "/tmp", "VIRTUAL_ENV": VENV, **FIXED}
-        ca_bundle = f"{DEPS}/ca-bundle.pem"
         if self.sandbox.ca_bundle:
-            environment.update(PIP_CERT=ca_bundle, SSL_CERT_FILE=ca_bundle, REQUESTS_CA_BUNDLE=ca_bundle)
+            bundle = f"{DEPS}/ca-bundle.pem"
+            environment.update(PIP_CERT=bundle, SSL_CERT_FILE=bundle, REQUESTS_CA_BUNDLE=bundle)
+        options = self._locked_down(workspace_mode="ro", deps_mode=deps)
+        if wheels is not None:
+            options["volumes"][wheels[0].name] = {"bind": BUILD_DIR, "mode": wheels[1]}
+        if not network:
+            options["network_mode"] = "none"
+        argv = ["sh", "-c", command] if isinstance(command, str) else command
         setup = self.client.containers.create(
-            self.image, command=["sh", "-c", script],
-            name=f"{self.container.name}-setup", working_dir=WORKSPACE,
-            **{**self._locked_down(workspace_mode="ro", deps_mode="rw"), "environment": environment},
+            self.image, command=argv, name=f"{self.container.name}-{step}", working_dir=workdir,
+            **{**options, "environment": environment},
         )  # fmt: skip
         try:
-            # the venv's folder made the sandbox user's here: the volume's own root is root's
-            extra = (
-                {"ca-bundle.pem": Path(self.sandbox.ca_bundle).read_bytes()} if self.sandbox.ca_bundle else {}
-            )
-            self._put(_archive([posixpath.relpath(VENV, DEPS)], extra), DEPS, setup)
+            # the folders it writes made the sandbox user's: a volume's own root is root's
+            if deps == "rw":
+                self._put(_archive([posixpath.relpath(VENV, DEPS)], files), DEPS, setup)
+            if wheels is not None and wheels[1] == "rw":
+                self._put(_archive([posixpath.relpath(WHEELS, BUILD_DIR)]), BUILD_DIR, setup)
             setup.start()
             try:
                 status = setup.wait(timeout=self.sandbox.setup_timeout)
             except Exception as exc:  # the engine's timeout error types vary
                 raise SetupFailed(
-                    f"dependency setup did not finish in {self.sandbox.setup_timeout:g}s"
+                    f"dependency setup ({step}) did not finish in {self.sandbox.setup_timeout:g}s"
                 ) from exc
             logs = setup.logs().decode("utf-8", "replace")
             if status.get("StatusCode") != 0:
                 tail = "\n".join(logs.strip().splitlines()[-12:])
-                raise SetupFailed(f"dependency setup failed ({script}):\n{tail}")
+                shown = command if isinstance(command, str) else " ".join(a for a in command if "\n" not in a)
+                raise SetupFailed(f"dependency setup failed ({step}: {shown}):\n{tail}")
+            return logs
         finally:
             with contextlib.suppress(Exception):
                 setup.remove(force=True)
-        return f"{VENV}/bin/python"
 
-    def _setup_script(self, plan: SetupPlan, needs_tools: bool) -> str:
+    def _index_script(self, plan: SetupPlan, needs_tools: bool, build_requires: list[str]) -> str:
         import shlex
 
         steps = [f"python3 -m venv --system-site-packages {VENV}"]
         if self.sandbox.setup_command:
-            steps.append(self.sandbox.setup_command)
-        else:
-            args = plan.pip_arguments() + (["pytest", "coverage"] if needs_tools else [])
-            if plan.install_project:
-                # build from a copy so the workspace gets no build/ or *.egg-info
-                steps.append(f"cp -r {WORKSPACE} /tmp/project && cd /tmp/project")
+            steps.append(f"cd {WORKSPACE} && {self.sandbox.setup_command}")
+            return " && ".join(steps)
+        args = [*plan.pip_arguments(), *dict.fromkeys(build_requires)] + (
+            ["pytest", "coverage"] if needs_tools else []
+        )
+        if args:
             steps.append(
                 f"{VENV}/bin/python -m pip install --no-input " + " ".join(shlex.quote(a) for a in args)
             )
@@ -567,6 +637,43 @@ class DockerSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _split_extras(project: str) -> tuple[str, list[str]]:
+    """`./libs/x[test,dev]` -> ("libs/x", ["test", "dev"])."""
+    path, _, rest = project.partition("[")
+    extras = [e.strip() for e in rest.rstrip("]").split(",") if e.strip()]
+    return posixpath.normpath(path) or ".", extras
+
+
+def _inside(workspace: Path, path: str) -> bool:
+    """A local project's path names a folder of the workspace (repository text: never trusted)."""
+    resolved = (workspace / path).resolve()
+    return resolved.is_dir() and (resolved == workspace.resolve() or workspace.resolve() in resolved.parents)
+
+
+def _declared_requirements(logs: str) -> list[str]:
+    """What the metadata step found, each checked to be a requirement of an index (a name and a
+    version specifier, or a URL of a remote archive) and nothing pip would read as an option."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    line = next((x for x in reversed(logs.splitlines()) if x.startswith("SELFHEAL-REQUIRES ")), None)
+    if line is None:
+        raise SetupFailed("dependency setup (metadata): the project's build backend reported no requirements")
+    try:
+        listed = json.loads(line.split(" ", 1)[1])
+    except ValueError as exc:
+        raise SetupFailed("dependency setup (metadata): an unreadable list of requirements") from exc
+    found = []
+    for text in listed if isinstance(listed, list) else []:
+        try:
+            requirement = Requirement(str(text))
+        except InvalidRequirement:
+            continue
+        if requirement.url and not requirement.url.startswith(("https://", "http://", "git+https://")):
+            continue  # a local path or file: URL is the repository's own code, never installed here
+        found.append(str(requirement))
+    return found
 
 
 def _decoded(part: list) -> tuple[bytes, bytes, int]:

@@ -1,12 +1,16 @@
 """What a repository needs installed before its tests can run, and which image fits it.
 
-Read from the files the repo declares, never by running its code: requirements files at the top,
-`[project] dependencies` and test-ish optional extras of pyproject.toml; a project whose
-metadata is dynamic (setup.py, dynamic dependencies) is installed itself so pip resolves it.
+Read from the files the repo declares, never by running its code: requirements files at the top
+(and the files they include), `[project] dependencies` and test-ish optional extras of
+pyproject.toml. What is the repository's own code — the project itself when its metadata is
+dynamic (setup.py, dynamic dependencies), a local path in a requirements file (`-e .`,
+`./libs/x`) — is a *local project*: the docker backend builds those without a network (see
+container.py), so that no code of the repository ever runs where it could reach one.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 import tomllib
@@ -19,6 +23,8 @@ REQUIREMENT_FILES = (
     "requirements/test.txt", "requirements/dev.txt", "requirements/base.txt",
 )  # fmt: skip
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
+DEFAULT_BUILD_REQUIRES = ("setuptools>=40.8.0", "wheel")  # pip's own default for a project without one
+URL_SCHEMES = ("http://", "https://", "git+", "hg+", "svn+", "bzr+")
 DEFAULT_PYTHON = "3.12"
 KNOWN_PYTHONS = ("3.13", "3.12", "3.11", "3.10", "3.9", "3.8")
 
@@ -28,22 +34,77 @@ class SetupPlan:
     requirement_files: tuple[str, ...] = ()
     requirements: tuple[str, ...] = ()
     install_project: str | None = None  # ".[test]" when the project must be installed itself
+    # requirement files (and what they include) with their local paths taken out, by path; the
+    # local paths themselves are in `local`
+    filtered: tuple[tuple[str, str], ...] = ()
+    local: tuple[str, ...] = ()  # local paths a requirements file names ("." for `-e .`)
 
     @property
     def empty(self) -> bool:
-        return not (self.requirement_files or self.requirements or self.install_project)
+        return not (self.requirement_files or self.requirements or self.install_project or self.local)
+
+    @property
+    def local_projects(self) -> tuple[str, ...]:
+        """The repository's own code to build and install, each once as `path[extras]` (the
+        extras of every mention of the path together)."""
+        extras: dict[str, list[str]] = {}
+        for project in [self.install_project, *self.local] if self.install_project else self.local:
+            path, _, rest = project.partition("[")
+            path = posixpath.normpath(path.removeprefix("file:")) or "."
+            listed = extras.setdefault(path, [])
+            listed += [
+                e.strip() for e in rest.rstrip("]").split(",") if e.strip() and e.strip() not in listed
+            ]
+        return tuple(f"{path}[{','.join(found)}]" if found else path for path, found in extras.items())
 
     def pip_arguments(self) -> list[str]:
+        """Everything pip installs from an index: no local project among them."""
         args: list[str] = []
         for name in self.requirement_files:
             args += ["-r", name]
         args += list(self.requirements)
-        if self.install_project:
-            args.append(self.install_project)
         return args
 
     def describe(self) -> str:
-        return " ".join(shlex.quote(a) for a in self.pip_arguments()) or "nothing"
+        shown = [*self.pip_arguments(), *self.local_projects]
+        return " ".join(shlex.quote(a) for a in shown) or "nothing"
+
+
+def read_requirement_files(workspace: Path, names: tuple[str, ...]) -> tuple[dict[str, str], list[str]]:
+    """The requirement files `names` and those they include (`-r`, `-c`), each with its local
+    paths left out, by path; and the local paths. A file outside the workspace is not followed."""
+    texts: dict[str, str] = {}
+    local: list[str] = []
+    pending = list(names)
+    while pending:
+        name = pending.pop(0)
+        path = (workspace / name).resolve()
+        if name in texts or not path.is_file() or workspace.resolve() not in path.parents:
+            continue
+        kept = []
+        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            line = raw.split(" #", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+            words = line.split()
+            if words[:1] in (["-r"], ["--requirement"], ["-c"], ["--constraint"]) and len(words) > 1:
+                # pip reads an included file's path from the including file's folder: the copies
+                # keep the layout, so the line stays as it is
+                pending.append(posixpath.normpath(posixpath.join(posixpath.dirname(name), words[1])))
+                kept.append(raw)
+                continue
+            target = words[1] if words[:1] in (["-e"], ["--editable"]) and len(words) > 1 else line
+            if line and _is_local(target):
+                local.append(target.removeprefix("file:"))
+                continue
+            kept.append(raw)
+        texts[name] = "\n".join(kept) + "\n"
+    return texts, local
+
+
+def _is_local(target: str) -> bool:
+    """A requirement that names a path (or a file: URL) rather than a package of an index."""
+    if target.startswith("-") or target.startswith(URL_SCHEMES):
+        return False
+    return target.startswith((".", "/", "file:")) or " @ file:" in target
 
 
 def plan_setup(workspace: Path) -> SetupPlan:
@@ -68,7 +129,23 @@ def plan_setup(workspace: Path) -> SetupPlan:
     own_name = _normalize(project.get("name", "")) if project else ""
     # an extra that names the project itself (`pkg[test]` in its own extras) is already here
     requirements = [r for r in dict.fromkeys(requirements) if _normalize(_name_of(r)) != own_name]
-    return SetupPlan(files, tuple(requirements), install_project)
+    texts, local = read_requirement_files(workspace, files)
+    return SetupPlan(
+        files, tuple(requirements), install_project, tuple(sorted(texts.items())), tuple(dict.fromkeys(local))
+    )
+
+
+def build_requirements(workspace: Path, project: str) -> tuple[str, ...]:
+    """What building a local project needs installed first: its `[build-system] requires`."""
+    pyproject = workspace / project.split("[")[0] / "pyproject.toml"
+    try:
+        system = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("build-system", {})
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return DEFAULT_BUILD_REQUIRES
+    requires = system.get("requires")
+    if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
+        return DEFAULT_BUILD_REQUIRES
+    return tuple(requires)
 
 
 def _name_of(requirement: str) -> str:

@@ -154,3 +154,70 @@ for line in sys.stdin:
         print(json.dumps(serve(json.loads(line))), flush=True)
 """
 )
+
+# The steps of the dependency setup that run the repository's own code (its build backend), in a
+# container with no network. Both copy the project first: building writes into its folder, and
+# the workspace is mounted read-only there.
+#
+# METADATA `METADATA SOURCE EXTRA...`: the requirements the project declares (its build backend's
+#          prepare_metadata_for_build_wheel), for the extras asked and the image's Python, as
+#          `SELFHEAL-REQUIRES <json list>` on the last line. pip's own vendored copies of
+#          pyproject_hooks and packaging do the work, so nothing needs installing.
+# BUILD    `BUILD SOURCE OUTDIR`: the project's wheel, built with the backend already installed,
+#          from no index.
+COPY_PROJECT = r"""
+import os, shutil, sys, tempfile
+def copy_project(source):
+    target = os.path.join(tempfile.mkdtemp(), "project")
+    shutil.copytree(source, target, symlinks=True)
+    return target
+"""
+
+METADATA = (
+    COPY_PROJECT
+    + r"""
+import json
+try:
+    from pip._vendor.pyproject_hooks import BuildBackendHookCaller as Caller
+except ImportError:  # pip < 23
+    from pip._vendor.pep517.wrappers import Pep517HookCaller as Caller
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    from pip._vendor import tomli as tomllib
+from pip._vendor.packaging.requirements import Requirement
+
+source, extras = copy_project(sys.argv[1]), sys.argv[2:]
+system = {}
+if os.path.isfile(os.path.join(source, "pyproject.toml")):
+    with open(os.path.join(source, "pyproject.toml"), "rb") as handle:
+        system = tomllib.load(handle).get("build-system", {})
+backend = system.get("build-backend", "setuptools.build_meta:__legacy__")
+caller = Caller(source, backend, backend_path=system.get("backend-path"))
+folder = tempfile.mkdtemp()
+name = caller.prepare_metadata_for_build_wheel(folder)
+with open(os.path.join(folder, name, "METADATA"), encoding="utf-8") as handle:
+    lines = handle.read().splitlines()
+found = []
+for line in lines:
+    if not line.strip():
+        break  # the headers end at the first empty line
+    if line.startswith("Requires-Dist:"):
+        requirement = Requirement(line.split(":", 1)[1].strip())
+        marker = requirement.marker
+        if marker is None or any(marker.evaluate({"extra": e}) for e in ["", *extras]):
+            requirement.marker = None
+            found.append(str(requirement))
+print("SELFHEAL-REQUIRES " + json.dumps(found), flush=True)
+"""
+)
+
+BUILD = (
+    COPY_PROJECT
+    + r"""
+import subprocess
+source, outdir = copy_project(sys.argv[1]), sys.argv[2]
+sys.exit(subprocess.call([sys.executable, "-m", "pip", "wheel", "--no-input", "--no-deps",
+                          "--no-build-isolation", "--no-index", "--wheel-dir", outdir, source]))
+"""
+)

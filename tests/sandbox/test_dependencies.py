@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from selfheal.sandbox.dependencies import SetupPlan, default_image, plan_setup, python_version_for
+from selfheal.sandbox.dependencies import default_image, plan_setup, python_version_for
 
 
 def write(root, files):
@@ -32,8 +32,11 @@ docs = ["sphinx"]
 """,
     })
     plan = plan_setup(tmp_path)
-    assert plan == SetupPlan(("requirements.txt", "requirements-dev.txt"),
-                             ("attrs>=22", "six", "hypothesis"), None)
+    assert (plan.requirement_files, plan.requirements, plan.install_project, plan.local) == (
+        ("requirements.txt", "requirements-dev.txt"), ("attrs>=22", "six", "hypothesis"), None, ()
+    )
+    assert dict(plan.filtered) == {"requirements.txt": "requests\n", "requirements-dev.txt": "pytest-mock\n"}
+
     assert plan.pip_arguments() == ["-r", "requirements.txt", "-r", "requirements-dev.txt",
                                     "attrs>=22", "six", "hypothesis"]
 
@@ -65,3 +68,36 @@ def test_the_image_matches_the_python_the_repo_declares(tmp_path, files, version
     write(tmp_path, files)
     assert python_version_for(tmp_path) == version
     assert default_image(tmp_path) == f"python:{version}-slim"
+
+
+def test_local_paths_in_requirement_files_are_the_repositorys_own_code(tmp_path):
+    """They are built without a network (container.py): left out of the files pip reads with one,
+    and listed as local projects, with the extras every mention asks for."""
+    write(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup()\n",
+        "requirements.txt": "-e .[test]\nrequests==2.31  # pinned\n-r requirements/base.txt\n",
+        "requirements/base.txt": "./libs/helper\n-c ../constraints.txt\nfile:./vendored\nattrs\n",
+        "constraints.txt": "attrs<24\n../outside\n",
+        "libs/helper/setup.py": "",
+        "vendored/setup.py": "",
+    })  # fmt: skip
+    plan = plan_setup(tmp_path)
+    assert dict(plan.filtered) == {
+        "requirements.txt": "requests==2.31  # pinned\n-r requirements/base.txt\n",
+        "requirements/base.txt": "-c ../constraints.txt\nattrs\n",
+        "constraints.txt": "attrs<24\n",
+    }
+    assert plan.local_projects == (".[test]", "libs/helper", "vendored", "../outside")
+    assert plan.pip_arguments() == ["-r", "requirements.txt", "-r", "requirements/base.txt"]
+    assert plan.describe() == (
+        "-r requirements.txt -r requirements/base.txt '.[test]' libs/helper vendored ../outside"
+    )
+
+
+def test_an_included_file_outside_the_workspace_is_not_read(tmp_path):
+    (tmp_path / "secret.txt").write_text("SECRET\n")
+    workspace = tmp_path / "ws"
+    write(workspace, {"requirements.txt": "-r ../secret.txt\nsix\n"})
+    plan = plan_setup(workspace)
+    assert dict(plan.filtered) == {"requirements.txt": "-r ../secret.txt\nsix\n"}
+    assert "SECRET" not in str(plan)

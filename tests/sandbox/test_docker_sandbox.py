@@ -420,6 +420,54 @@ def test_setup_installs_requirements_with_network_and_tests_run_without(tmp_path
         session.close()
 
 
+# A project whose metadata is dynamic: setup.py declares its dependencies, and runs when the
+# project is built. It tries the network from there and records what it reached in the module
+# it builds, which the test then imports inside the sandbox.
+SETUP_PY = """
+import socket
+from setuptools import setup
+
+reached = []
+for host, port in (("pypi.org", 443), ("1.1.1.1", 53), ("172.17.0.1", 2375)):
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+        reached.append(host)
+    except OSError:
+        pass
+with open("netcheck.py", "w") as handle:
+    handle.write("REACHED = %r\\n" % reached)
+setup(name="netcheck", version="1.0", py_modules=["netcheck"], install_requires=["six==1.16.0"],
+      extras_require={"test": ["wcwidth==0.2.13"], "docs": ["toolz==0.12.1"]})
+"""
+
+
+@pytest.mark.slow
+def test_the_repositorys_own_build_code_runs_without_a_network_and_its_dependencies_are_installed(
+    tmp_path,
+):
+    (tmp_path / "setup.py").write_text(SETUP_PY)
+    (tmp_path / "requirements.txt").write_text("-e .[test]\nsix==1.16.0\n")
+    sandbox = DockerSandbox(IMAGE, ca_bundle=_ca_bundle())
+    try:
+        session = sandbox.start(tmp_path)
+    except SetupFailed as exc:
+        pytest.fail(f"setup failed: {exc}")
+    try:
+        # run from /tmp: the workspace's own netcheck.py (none: setup.py writes it in its copy)
+        done = session.run(
+            [session.python, "-c", "import netcheck, six, wcwidth; print(netcheck.REACHED, six.__version__)"],
+            timeout=30, cwd=".selfheal-sandbox/tmp",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "[] 1.16.0\n"  # built (the module exists) with no network at all
+        # the extras asked for (test, from `-e .[test]`) are installed, the others are not
+        toolz = session.run([session.python, "-c", "import toolz"], timeout=30, cwd=".selfheal-sandbox/tmp")
+        assert toolz.returncode != 0
+        assert not (tmp_path / "netcheck.py").exists()
+    finally:
+        session.close()
+
+
 def test_a_failing_setup_is_reported_with_its_output(tmp_path):
     sandbox = DockerSandbox(IMAGE, setup_command="echo installing; exit 3")
     before = ours()
