@@ -14,7 +14,7 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -95,6 +95,23 @@ def coverage_fallback_dir(session: Session) -> str | None:
         if not link.exists():
             link.symlink_to(Path(coverage.__file__).parent, target_is_directory=True)
     return str(link.parent)
+
+
+# Run inside the sandbox: what kind of entry a path is, without following it.
+DESCRIBE_ENTRY = r"""
+import os, stat, sys
+try:
+    mode = os.lstat(sys.argv[1]).st_mode
+except FileNotFoundError:
+    print("missing")
+else:
+    if stat.S_ISLNK(mode):
+        print("a symbolic link (to %s)" % os.readlink(sys.argv[1]))
+    else:
+        kinds = ((stat.S_ISREG, "a file"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                 (stat.S_ISSOCK, "a socket"))
+        print(next((what for test, what in kinds if test(mode)), "a device"))
+"""
 
 
 class TestRunner:
@@ -191,7 +208,15 @@ class TestRunner:
         argv = list(self.command.argv) if nodeids is None else self.command.targeted(nodeids, self.python)
         result = self.session.run(argv, timeout=timeout or self.timeout, env=env)
         self.runs += 1
-        report = self._report(result, self.session.read_file(junit_rel), timeout or self.timeout)
+        xml = self.session.read_file(junit_rel)
+        report = self._report(result, xml, timeout or self.timeout)
+        if xml is None and not report.ran and not result.timed_out:
+            planted = self._planted_at(junit_rel)
+            if planted:
+                report = replace(report, message=(
+                    f"pytest's report ({junit_rel}) is {planted} after the run, not the file pytest "
+                    "writes: the tests tampered with the results selfheal reads, so none of them is trusted"
+                ))  # fmt: skip
         coverage = self._coverage(coverage_rel) if coverage_rel and report.ran else None
         return report, coverage
 
@@ -253,6 +278,15 @@ class TestRunner:
                 tail,
             )
         return TestReport(OK, result.returncode, parsed.outcomes, result.duration_s, "", tail)
+
+    def _planted_at(self, relpath: str) -> str:
+        """What stands at a path selfheal reads when it is not a regular file ("" when nothing
+        does): asked inside the sandbox, which is where the tests could have put it."""
+        done = self.session.run(
+            [self.python, "-c", DESCRIBE_ENTRY, str(self.session.root / relpath)], timeout=30
+        )
+        said = done.stdout.strip()
+        return "" if not done.ok or said in ("missing", "a file") else said
 
     def _coverage(self, coverage_rel: str) -> CoverageMap | None:
         raw = self.session.read_file(coverage_rel)

@@ -96,3 +96,28 @@ def test_tests_that_write_past_the_disk_limit_end_the_heal_with_a_report_naming_
     assert "disk limit of 20 MiB" in report["error"]
     assert report["sandbox"]["facts"]["disk_limit_mb"] == 20
     assert (tmp_path / "out" / "summary.md").is_file()
+
+
+# The run's JUnit XML, which pytest writes at its end, replaced by a link once pytest is done.
+REDIRECT_REPORT = """
+import atexit, os, shlex
+junit = next((a.split("=", 1)[1] for a in shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+              if a.startswith("--junitxml=")), None)
+
+def swap():
+    if junit:
+        os.replace(junit, junit + ".moved")
+        os.symlink("/etc/passwd", junit)
+
+atexit.register(swap)
+"""
+
+
+def test_a_report_replaced_by_a_link_ends_the_heal_naming_the_tampering(make_repo, tmp_path: Path) -> None:
+    repo = make_repo({**CALC, "conftest.py": REDIRECT_REPORT})
+    _, report = heal_to_report(repo, tmp_path / "out")
+
+    assert report["status"] == "error"
+    assert "is a symbolic link (to /etc/passwd) after the run" in report["error"], report["error"]
+    assert "the tests tampered with the results selfheal reads" in report["error"]
+    assert "root:" not in json.dumps(report)
