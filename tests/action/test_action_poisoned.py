@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from tests import gitpoison
-from tests.action.conftest import REPO, World, parse_output_file, push_to_new_remote, runner_env
+from tests.action.conftest import REPO, World, parse_output_file, path_without, push_to_new_remote, runner_env
 from tests.bot import payloads
 from tests.conftest import EXAMPLES, git
 from tests.fakes.github_server import FakeGitHub
@@ -159,12 +159,21 @@ def only_patch_and_new_tests(paths: list[str]) -> bool:
 
 
 @pytest.mark.parametrize("identity", ["root", "user"])
-@pytest.mark.parametrize("backend", ["local", "docker"])
+@pytest.mark.parametrize("backend", ["local", "local-nons", "docker"])
 def test_a_repository_that_poisons_every_git_it_reaches_gets_its_pull_request_and_nothing_runs(
     hostile: Hostile, backend: str, identity: str
 ) -> None:
+    """local-nons: a runner without bubblewrap. As root the tests then run as an unprivileged uid
+    with no namespaces; as a normal user they would run as selfheal's own user, which GitHub's
+    floor refuses unless the workflow accepts the risk — accepted here, so that the tests reach the
+    very checkout the heal started from, and publishing must still run nothing they planted."""
     skip_unless_offered(backend)
     runner = runner_for(identity, backend, hostile.base)
+    if backend == "local-nons" and runner.uid is None and os.geteuid() == 0:
+        python, why = make_open_python(hostile.base)  # the sandbox's uid must reach the interpreter
+        if python is None:
+            pytest.skip(why)
+        runner = Runner(python, None)
     work = open_folder(hostile.base / f"run-{backend}-{identity}")
     workspace, temp, tmpdir = work / "workspace", work / "runner_temp", work / "tmp"
     for folder in (workspace, temp, tmpdir):
@@ -172,11 +181,15 @@ def test_a_repository_that_poisons_every_git_it_reaches_gets_its_pull_request_an
     event = work / "event.json"
     event.write_text(json.dumps(payloads.workflow_run(conclusion="failure", head_sha=hostile.sha)), "utf-8")
     output, summary = work / "output", work / "summary.md"
-    inputs = {"sandbox": backend}
+    inputs = {"sandbox": backend.split("-")[0]}
     if backend == "docker":
         inputs["sandbox-image"] = IMAGE
+    if backend == "local-nons" and identity == "user":
+        inputs["accept-unsafe-sandbox"] = "true"
     env = runner_env(hostile.world, "workflow_run", event, workspace, temp, output, summary, inputs)
     env["TMPDIR"] = str(tmpdir)  # the run's temporary folders inside the poisoned scope
+    if backend == "local-nons":
+        env["PATH"] = path_without(work / "bin", "bwrap")
     runner.own(work)
     done = subprocess.run(
         [runner.python, "-m", "selfheal", "action"],
@@ -197,6 +210,9 @@ def test_a_repository_that_poisons_every_git_it_reaches_gets_its_pull_request_an
     parent = git(hostile.base, "--git-dir", str(hostile.world.remote), "rev-parse", f"{branch}^").strip()
     assert parent == hostile.sha
     assert hostile.world.token not in done.stdout + done.stderr
+    if backend == "local-nons" and identity == "user":
+        # as selfheal's own user the tests reached the checkout the heal started from
+        assert any("runner_temp" in d for d in hostile.planted_dirs()), hostile.planted_dirs()
 
 
 @pytest.mark.parametrize("identity", ["root", "user"])
