@@ -58,7 +58,7 @@ def make_open_python(parent: Path | None = None) -> tuple[str | None, str]:
     (target / "selfheal-test-packages.pth").write_text(lines, encoding="utf-8")
     python = str(venv / "bin" / "python")
     check = subprocess.run(
-        [python, "-c", "import pytest, coverage, selfheal, git, github"], capture_output=True, text=True
+        [python, "-c", "import pytest, coverage, selfheal, github"], capture_output=True, text=True
     )
     if check.returncode != 0:
         return None, f"{python} cannot import the test run's packages: {check.stderr.strip()[-300:]}"

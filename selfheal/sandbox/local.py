@@ -87,17 +87,24 @@ class LocalSandbox:
         self.accept_unsafe = accept_unsafe
 
     def start(self, workspace: Path, *, expose: tuple[Path, ...] = ()) -> LocalSession:
-        # Without a word from the caller, the tests run on selfheal's own Python.
-        expose = expose or (Path(sys.prefix), Path(sys.base_prefix))
+        """`expose`: what the test interpreter needs; without it, the tests run on selfheal's
+        own Python. That one is shown behind bubblewrap in any case (a repository's environment
+        may import from it), but only what the tests need must be open to a sandbox uid."""
+        own = (Path(sys.prefix), Path(sys.base_prefix))
         return LocalSession(
             Path(workspace).resolve(),
             self.limits,
             namespaces=self.namespaces,
             extra_env=self.extra_env,
-            expose=tuple(dict.fromkeys(Path(p).resolve() for p in expose)),
+            expose=_resolved(expose or own),
+            shown=_resolved((*expose, *own)),
             require_contained=self.require_contained,
             accept_unsafe=self.accept_unsafe,
         )
+
+
+def _resolved(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    return tuple(dict.fromkeys(Path(p).resolve() for p in paths))
 
 
 class LocalSession:
@@ -109,9 +116,12 @@ class LocalSession:
         namespaces: bool,
         extra_env: dict[str, str],
         expose: tuple[Path, ...] = (),
+        shown: tuple[Path, ...] = (),
         require_contained: bool = False,
         accept_unsafe: bool = False,
     ) -> None:
+        """`expose`: folders the commands need; `shown`: folders bubblewrap binds back into its
+        view (`expose` and more)."""
         if not root.is_dir():
             raise NotADirectoryError(root)
         self.root = root
@@ -138,7 +148,9 @@ class LocalSession:
         self._bwrap: Bwrap | None = None
         bwrap_note = "disabled"
         if namespaces:
-            self._bwrap, bwrap_note = probe_bwrap(root, expose, user=self.user, scratch_bytes=scratch)
+            self._bwrap, bwrap_note = probe_bwrap(
+                root, shown or expose, user=self.user, scratch_bytes=scratch
+            )
         if self.user is not None and self._bwrap is None:
             unreachable = self._unreachable(expose) or _cannot_drop_to(self.user)
             if unreachable:
