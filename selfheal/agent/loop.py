@@ -89,7 +89,9 @@ def heal(
     try:
         with stage(events, "sandbox", backend=type(sandbox).__name__) as info:
             try:
-                session = sandbox.start(workspace.root, expose=interpreter_folders(python) if python else ())
+                session = sandbox.start(
+                    workspace.root, expose=interpreter_folders(python) if python else (), python=python
+                )
             except SetupFailed as exc:
                 info.update(error=str(exc))
                 result = _setup_failed(config, workspace, str(exc))
@@ -103,7 +105,9 @@ def heal(
                 session,
                 events,
                 strategy or SearchStrategy(),
-                python=python or config.python or session.python,
+                # the sandbox's own interpreter when it has one (a container's, or a mirror of
+                # the host's that its uid can reach), else the host's
+                python=session.python or python or config.python,
                 model=model,
                 checkpoints=checkpoints,
                 resume=resume,

@@ -180,8 +180,9 @@ class Session(Protocol):
 class Sandbox(Protocol):
     interpreter_inside: bool  # True: tests run on the sandbox's own Python, not the host's
 
-    def start(self, workspace: Path, *, expose: tuple[Path, ...] = ()) -> Session:
+    def start(self, workspace: Path, *, expose: tuple[Path, ...] = (), python: str | None = None) -> Session:
         """One session on `workspace` (read-write). `expose`: host folders that commands need
-        to read, such as the test interpreter's environment; a backend that brings its own
-        interpreter may ignore them."""
+        to read, such as the test interpreter's environment; `python`: that interpreter. A
+        backend that brings its own interpreter may ignore both; one that must run the tests on
+        another path of the host's (`Session.python`) says so."""
         ...

@@ -165,7 +165,9 @@ class DockerSandbox:
         except docker.errors.APIError as exc:
             raise SandboxUnavailable(f"image {image} is not here and could not be pulled: {exc}") from exc
 
-    def start(self, workspace: Path, *, expose: tuple[Path, ...] = ()) -> DockerSession:
+    def start(
+        self, workspace: Path, *, expose: tuple[Path, ...] = (), python: str | None = None
+    ) -> DockerSession:
         workspace = Path(workspace)
         image = self.image_for(workspace)
         remove_leftovers(self.client)

@@ -37,6 +37,7 @@ from selfheal.sandbox.diskwatch import DiskWatch, combined, disk_usage
 from selfheal.sandbox.env import build_environment, expand_path
 from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, WorkspaceTrap
 from selfheal.sandbox.identity import SHARED_SCRATCH, Filter, SandboxUser, closed_folder, readable_by_others
+from selfheal.sandbox.interpreter import reachable_interpreter
 from selfheal.sandbox.output import CappedBuffer, LineQueue, drain_in_background
 from selfheal.sandbox.seccomp import no_user_namespaces_program
 
@@ -86,10 +87,13 @@ class LocalSandbox:
         self.require_contained = require_contained
         self.accept_unsafe = accept_unsafe
 
-    def start(self, workspace: Path, *, expose: tuple[Path, ...] = ()) -> LocalSession:
-        """`expose`: what the test interpreter needs; without it, the tests run on selfheal's
-        own Python. That one is shown behind bubblewrap in any case (a repository's environment
-        may import from it), but only what the tests need must be open to a sandbox uid."""
+    def start(
+        self, workspace: Path, *, expose: tuple[Path, ...] = (), python: str | None = None
+    ) -> LocalSession:
+        """`expose`: what the test interpreter `python` needs; without it, the tests run on
+        selfheal's own Python. That one is shown behind bubblewrap in any case (a repository's
+        environment may import from it), but only what the tests need must be open to a
+        sandbox uid."""
         own = (Path(sys.prefix), Path(sys.base_prefix))
         return LocalSession(
             Path(workspace).resolve(),
@@ -98,6 +102,7 @@ class LocalSandbox:
             extra_env=self.extra_env,
             expose=_resolved(expose or own),
             shown=_resolved((*expose, *own)),
+            python=python,
             require_contained=self.require_contained,
             accept_unsafe=self.accept_unsafe,
         )
@@ -117,6 +122,7 @@ class LocalSession:
         extra_env: dict[str, str],
         expose: tuple[Path, ...] = (),
         shown: tuple[Path, ...] = (),
+        python: str | None = None,
         require_contained: bool = False,
         accept_unsafe: bool = False,
     ) -> None:
@@ -151,8 +157,21 @@ class LocalSession:
             self._bwrap, bwrap_note = probe_bwrap(
                 root, shown or expose, user=self.user, scratch_bytes=scratch
             )
+        notes: list[str] = []
+        if self.user is not None and self._bwrap is None and python is not None:
+            mirror, why = reachable_interpreter(python)
+            if mirror is not None:
+                # the tests run on it instead: Session.python
+                self.python = mirror.python
+                self._extra_env = {**mirror.env, **extra_env}
+                expose = tuple(
+                    p for p in expose if not any(p == r or r in p.parents for r in mirror.replaces)
+                )
+                notes.append(f"the tests run on a mirror of {python} that the sandbox's uid can reach")
+            elif why:
+                notes.append(why)
         if self.user is not None and self._bwrap is None:
-            unreachable = self._unreachable(expose) or _cannot_drop_to(self.user)
+            unreachable = self._unreachable(expose, notes) or _cannot_drop_to(self.user)
             if unreachable:
                 if not accept_unsafe:
                     self._spawner.shutdown(wait=False)
@@ -171,7 +190,7 @@ class LocalSession:
         elif os.getuid() != 0 and self._cgroups is None:
             # RLIMIT_NPROC counts every process of the user, so the bound sits above today's count.
             self._nproc_limit = _count_user_processes(os.getuid()) + limits.max_processes
-        self.facts = self._facts(bwrap_note)
+        self.facts = self._facts(bwrap_note, notes)
         self.info = SandboxInfo.of("local", self.facts)
         if require_contained and not self.facts.contained and not accept_unsafe:
             if self._cgroups:
@@ -188,7 +207,7 @@ class LocalSession:
         measure = combined(measures)
         self._disk = DiskWatch(measure, measure() + scratch, self._over_disk_limit)
 
-    def _unreachable(self, expose: tuple[Path, ...]) -> str:
+    def _unreachable(self, expose: tuple[Path, ...], notes: list[str]) -> str:
         closed = closed_folder(self.root.parent)
         if closed is not None:
             return f"that uid cannot reach the workspace {self.root} ({closed} is closed to other users)"
@@ -196,12 +215,13 @@ class LocalSession:
             if path.exists() and not readable_by_others(path):
                 blocker = closed_folder(path.parent)
                 why = f"{blocker} is closed to other users" if blocker else "it is not readable by others"
-                return f"that uid cannot reach {path}, which the tests need ({why})"
+                return f"that uid cannot reach {path}, which the tests need ({'; '.join([why, *notes])})"
         return ""
 
-    def _facts(self, bwrap_note: str) -> Isolation:
+    def _facts(self, bwrap_note: str, more: list[str]) -> Isolation:
         limits, user, bwrap = self.limits, self.user, self._bwrap
         notes = [
+            *(more if user is not None else ()),
             "own process group",
             f"rlimits: address space {limits.memory_mb} MiB, file size "
             f"{min(limits.max_file_mb, limits.disk_mb)} MiB, CPU time from each command's timeout",
