@@ -166,7 +166,11 @@ def _link_tree(source: Path, partial: Path, target: Path, home: tuple[Path, Path
                 os.symlink(link, copy)
                 if name in dirs:
                     dirs.remove(name)  # a linked folder is not walked into
-            elif stat.S_ISREG(info.st_mode) and info.st_mode & stat.S_IROTH:
+            elif (
+                stat.S_ISREG(info.st_mode) and info.st_mode & stat.S_IROTH and not info.st_mode & stat.S_IWOTH
+            ):
+                # a file anyone may write is left out: through the link, the uid would change
+                # the installation itself
                 os.link(original, copy)
     if home is not None:  # a venv: its interpreter's installation is the mirrored one
         config = _read_config(source / "pyvenv.cfg")
