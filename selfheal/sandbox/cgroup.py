@@ -12,11 +12,12 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import signal
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from selfheal.sandbox.processes import kill_verified
 
 
 def _mounts() -> list[tuple[str, str, str]]:
@@ -81,6 +82,15 @@ class CgroupSlot:
         except (OSError, ValueError):
             return []
 
+    def holds(self, pid: int) -> bool:
+        """Whether `pid` is in this cgroup now (from the process's side: one small read)."""
+        tail = f"/{self.path.parent.name}/{self.path.name}"
+        try:
+            lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        except OSError:
+            return False
+        return any(line.endswith(tail) for line in lines)
+
     def kill_all(self, attempts: int = 200) -> None:
         kill_file = self.path / "cgroup.kill"
         if self.version == "v2" and kill_file.exists():
@@ -94,10 +104,7 @@ class CgroupSlot:
             if not members:
                 return
             for pid in members:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                kill_verified(pid, self.holds)
             time.sleep(0.01)
 
     def remove(self) -> None:

@@ -10,17 +10,17 @@ keeps two heals on one machine (the bot's workers) out of each other's workspace
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import pwd
 import random
 import shutil
-import signal
 import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from selfheal.sandbox.processes import kill_verified
 
 # Below 65536, so the uid exists in user-namespaced container engines too (they map 0-65535);
 # above the usual range of human accounts.
@@ -114,9 +114,7 @@ class SandboxUser:
             if not found:
                 return killed
             for pid in found:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-                    killed += 1
+                killed += kill_verified(pid, lambda p: _uid_of(p) == self.uid)
             time.sleep(0.01)
         return killed
 
@@ -148,6 +146,17 @@ def _has_account(uid: int) -> bool:
     except KeyError:
         return False
     return True
+
+
+def _uid_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def _process_uids() -> list[tuple[int, int]]:

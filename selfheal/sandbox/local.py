@@ -39,6 +39,7 @@ from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, Works
 from selfheal.sandbox.identity import SHARED_SCRATCH, Filter, SandboxUser, closed_folder, readable_by_others
 from selfheal.sandbox.interpreter import reachable_interpreter
 from selfheal.sandbox.output import CappedBuffer, LineQueue, drain_in_background
+from selfheal.sandbox.processes import has_exited, wait_unreaped
 from selfheal.sandbox.seccomp import no_user_namespaces_program
 
 STATE_DIR = ".selfheal-sandbox"
@@ -294,12 +295,11 @@ class LocalSession:
         timed_out = False
         self._disk.begin()
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            timed_out = not wait_unreaped(proc, timeout)
         finally:
             self._disk.end()
-            # Ends leftovers too: a test's background process must not outlive its run.
+            # Ends leftovers too: a test's background process must not outlive its run. The
+            # leader is not reaped before its group is killed: its id cannot have been reused.
             _kill_everything(proc, slot)
             returncode = proc.wait()
             with self._running_lock:
@@ -656,7 +656,7 @@ class LocalChannel:
 
     @property
     def alive(self) -> bool:
-        return self._proc.poll() is None
+        return not has_exited(self._proc)  # not reaped: close() still kills its group by its id
 
     def kill(self) -> None:
         _kill_everything(self._proc, self._slot)
