@@ -36,20 +36,23 @@ def kill_marked(marker, spare=()):
 WAIT_AND_KILL = (
     KILL_MARKED
     + r"""
-import subprocess
+import subprocess, time
 def wait_and_kill(child, timeout, marker):
-    try:
-        code = child.wait(timeout if timeout > 0 else None)
-    except subprocess.TimeoutExpired:
-        code = None
+    # waited for without being reaped: the child's id, and its group's, cannot be reused by
+    # another process before the group is killed
+    deadline = time.monotonic() + timeout if timeout > 0 else None
+    ended = False
+    while not ended and (deadline is None or time.monotonic() < deadline):
+        ended = os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        if not ended:
+            time.sleep(0.005)
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except OSError:
         pass
     kill_marked(marker, spare=(os.getpid(),))
-    if code is None:
-        child.wait()
-    return code
+    code = child.wait()
+    return code if ended else None
 """
 )
 
