@@ -52,7 +52,7 @@ from selfheal.agent.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunne
 from selfheal.agent.toolbox import Toolbox
 from selfheal.agent.tools import debugger_toolbox
 from selfheal.agent.verdict import NewTestEvidence, RuleResult, Verdict, judge, with_new_tests
-from selfheal.agent.workspace import Origin, Workspace, WorkspaceError
+from selfheal.agent.workspace import Origin, Workspace, WorkspaceError, git
 from selfheal.sandbox import Sandbox, SandboxInfo, Session
 from selfheal.sandbox.exceptions import LimitExceeded, SetupFailed, WorkspaceTrap
 
@@ -976,10 +976,19 @@ def resolve_python(requested: str | None, repo: Path, *, repo_venv: bool = True)
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise InterpreterError(f"--python {shlex.quote(requested)}: no such executable")
         return str(path)
+    # a .venv committed with the code is the repository's choice of interpreter (and of what the
+    # sandbox shows the tests): only the user's own, untracked one is used
+    repo_venv = repo_venv and not _tracked(repo, ".venv")
     for candidate in (repo / ".venv" / "bin" / "python", repo / ".venv" / "Scripts" / "python.exe"):
         if repo_venv and candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return sys.executable
+
+
+def _tracked(repo: Path, path: str) -> bool:
+    """Whether git tracks anything at `path` in `repo` (False outside a git repository)."""
+    listed = git(repo, "ls-files", "-z", "--", path, check=False)
+    return listed.returncode == 0 and bool(listed.stdout.strip(b"\0"))
 
 
 def _edited_lines(text: str, edit: Edit) -> range:

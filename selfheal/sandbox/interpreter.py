@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 from dataclasses import dataclass
@@ -179,3 +180,57 @@ def _link_tree(source: Path, partial: Path, target: Path, home: tuple[Path, Path
         (partial / "pyvenv.cfg").write_text("".join(f"{k} = {v}\n" for k, v in config.items()))
         os.chmod(partial / "pyvenv.cfg", 0o644)
     (partial / ".complete").write_text("")
+
+
+# An absolute path in a .pth line of code (`import site; site.addsitedir('/x')`) or in an
+# editable install's finder (`MAPPING = {'pkg': '/home/me/pkg/src/pkg'}`).
+_ABSOLUTE_LITERAL = re.compile(r"""['"](/[^'"\n]+)['"]""")
+MAX_REFERENCED = 64
+
+
+def referenced_folders(python: str) -> tuple[Path, ...]:
+    """Folders outside its own that `python` imports from: what the .pth files of its
+    site-packages add (and theirs, one level on), and where editable installs point. Read from the
+    files, never by running them. Behind bubblewrap they are shown read-only, so that an editable
+    install of a neighbouring project, in a home folder the sandbox hides, still imports."""
+    layout = Layout.of(python)
+    root = layout.venv or layout.installation
+    sites = sorted(root.glob("lib/python*/site-packages"))
+    found: dict[Path, None] = {}
+    for _ in range(2):
+        added: list[Path] = []
+        for site in sites:
+            for candidate in _named_in(site):
+                if candidate.is_dir() and candidate not in found and len(found) < MAX_REFERENCED:
+                    found[candidate] = None
+                    added.append(candidate)
+        sites = added
+    return tuple(found)
+
+
+def _named_in(site: Path) -> list[Path]:
+    named: list[Path] = []
+    try:
+        pth_files = sorted(site.glob("*.pth"))
+        finders = sorted(site.glob("__editable__*finder.py"))
+    except OSError:
+        return named
+    for pth in pth_files:
+        try:
+            lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()[:200]
+        except OSError:
+            continue
+        for line in (line.strip() for line in lines):
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith(("import ", "import\t")):
+                named += [Path(p) for p in _ABSOLUTE_LITERAL.findall(line)]
+            else:
+                named.append(Path(line) if os.path.isabs(line) else site / line)
+    for finder in finders:
+        try:
+            text = finder.read_text(encoding="utf-8", errors="replace")[:100_000]
+        except OSError:
+            continue
+        named += [Path(p) for p in _ABSOLUTE_LITERAL.findall(text)]
+    return [Path(os.path.normpath(p)) for p in named]

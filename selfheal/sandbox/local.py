@@ -37,7 +37,7 @@ from selfheal.sandbox.diskwatch import DiskWatch, combined, disk_usage
 from selfheal.sandbox.env import build_environment, expand_path
 from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, WorkspaceTrap
 from selfheal.sandbox.identity import SHARED_SCRATCH, Filter, SandboxUser, closed_folder, readable_by_others
-from selfheal.sandbox.interpreter import reachable_interpreter
+from selfheal.sandbox.interpreter import reachable_interpreter, referenced_folders
 from selfheal.sandbox.output import CappedBuffer, LineQueue, drain_in_background
 from selfheal.sandbox.processes import has_exited, wait_unreaped
 from selfheal.sandbox.seccomp import no_user_namespaces_program
@@ -96,13 +96,14 @@ class LocalSandbox:
         environment may import from it), but only what the tests need must be open to a
         sandbox uid."""
         own = (Path(sys.prefix), Path(sys.base_prefix))
+        referenced = referenced_folders(python or sys.executable)
         return LocalSession(
             Path(workspace).resolve(),
             self.limits,
             namespaces=self.namespaces,
             extra_env=self.extra_env,
             expose=_resolved(expose or own),
-            shown=_resolved((*expose, *own)),
+            shown=_resolved((*expose, *own, *referenced)),
             python=python,
             require_contained=self.require_contained,
             accept_unsafe=self.accept_unsafe,

@@ -7,7 +7,7 @@ import pytest
 from selfheal.agent.localize import localize
 from selfheal.agent.repair import Hints, RepairContext
 from selfheal.agent.repair.search import SearchStrategy
-from tests.conftest import apply_and_test
+from tests.conftest import apply_and_test, git
 
 
 @pytest.mark.slow
@@ -312,3 +312,19 @@ def test_a_command_that_runs_pytest_from_a_subfolder(make_repo, run_heal):
     assert result.status == "healed"
     assert result.metrics.screener == "fork-worker"
     assert "+    return 2 * (w + h)" in result.patch
+
+
+def test_a_venv_committed_with_the_code_is_not_the_interpreter(make_repo):
+    """A committed .venv is the repository's choice of what runs its tests and what the sandbox
+    shows them; only the user's own, untracked .venv is used."""
+    import subprocess
+    import sys
+
+    from selfheal.agent.loop import resolve_python
+
+    repo = make_repo({"calc.py": "X = 1\n"})
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
+    assert resolve_python(None, repo) == str(repo / ".venv" / "bin" / "python")
+    git(repo, "add", "-f", ".venv/pyvenv.cfg")
+    git(repo, "commit", "-q", "-m", "a committed venv")
+    assert resolve_python(None, repo) == sys.executable

@@ -94,3 +94,33 @@ def test_a_workspace_the_uid_cannot_reach_is_refused_unless_the_risk_is_accepted
             done = session.run([open_python, "-c", "import os; print(os.getuid())"], timeout=30)
     assert done.stdout == "0\n"  # what was accepted: the tests ran as root,
     assert (facts.uid, facts.capabilities, facts.contained) == (0, ("all",), False)  # and say so
+
+
+def test_what_the_interpreters_pth_files_add_is_shown_behind_bubblewrap(
+    open_python: str, open_folder: Path
+) -> None:
+    """An editable install of a neighbouring project, in a folder bubblewrap hides (here /tmp),
+    is named by a .pth file of the interpreter's environment: it is bound back, read-only."""
+    import subprocess
+
+    neighbour = open_folder / "neighbour-src"
+    neighbour.mkdir()
+    (neighbour / "neighbour.py").write_text("WHO = 'neighbour'\n")
+    venv = open_folder / "venv"
+    subprocess.run(
+        [open_python, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True
+    )
+    site = next(venv.glob("lib/python*/site-packages"))
+    (site / "__editable__.neighbour-1.0.pth").write_text(f"{neighbour}\n")
+    for pth in Path(open_python).parents[1].glob("lib/python*/site-packages/*.pth"):
+        (site / pth.name).write_text(pth.read_text())  # the test run's packages, as the open python has them
+    python = str(venv / "bin" / "python")
+    workspace = open_folder / "ws"
+    workspace.mkdir()
+    with LocalSandbox().start(workspace, expose=interpreter_folders(python), python=python) as session:
+        if not session.facts.namespaces:
+            pytest.skip(f"bubblewrap unusable here: {session.info.isolation}")
+        done = session.run([python, "-c", "import neighbour; print(neighbour.WHO)"], timeout=60)
+        written = session.run([python, "-c", f"open({str(neighbour / 'x')!r}, 'w')"], timeout=60)
+    assert done.stdout == "neighbour\n", done.stderr
+    assert written.returncode != 0  # shown read-only
