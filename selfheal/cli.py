@@ -11,11 +11,11 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from selfheal import __version__
 from selfheal.agent.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
@@ -33,6 +33,7 @@ from selfheal.bot.serverconfig import add_serve_arguments
 from selfheal.progress import ProgressDisplay
 from selfheal.sandbox.exceptions import SandboxUnavailable
 from selfheal.sandbox.secrets import (
+    FilteredStream,
     ScrubbedStream,
     Scrubber,
     environment_with_secrets,
@@ -279,39 +280,20 @@ def _named_secrets(args: argparse.Namespace) -> tuple[str, ...]:
     return (args.webhook_secret_env,) if getattr(args, "webhook_secret_env", None) else ()
 
 
-class CommandGuardedStream:
-    """A text stream on which no line is a workflow command: `selfheal heal` may run as a step of
-    a GitHub workflow, whose runner obeys `::` lines on its output, and what it prints carries the
-    repository's text (a test's failure, a conftest's import error)."""
-
-    def __init__(self, stream: TextIO) -> None:
-        from selfheal.action.runner import CommandGuard
-
-        self.stream = stream
-        self.guard = CommandGuard()
-
-    def write(self, text: str) -> int:
-        self.stream.write(self.guard.feed(text))
-        return len(text)
-
-    def writelines(self, lines: Iterable[str]) -> None:
-        for line in lines:
-            self.write(line)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.stream, name)
-
-
 @contextmanager
 def scrubbed_std_streams(scrubber: Scrubber, *, guard_commands: bool = True) -> Iterator[None]:
     """stdout and stderr scrubbed while a command runs: the summary lines, --json, the progress
     display, an error message or a traceback all go through them; with `guard_commands`, no line
     of theirs is a workflow command either."""
+    from selfheal.action.runner import CommandGuard
+
     saved = sys.stdout, sys.stderr
-    streams = [ScrubbedStream(stream, scrubber) for stream in saved]
+    streams: list[TextIO] = [ScrubbedStream(stream, scrubber) for stream in saved]  # type: ignore[misc]
     if guard_commands:
-        streams = [CommandGuardedStream(stream) for stream in streams]  # type: ignore[misc]
-    sys.stdout, sys.stderr = streams  # type: ignore[assignment]
+        # `selfheal heal` may be a step of a GitHub workflow, whose runner obeys `::` lines on its
+        # output; what it prints carries the repository's text (a failure, an import error)
+        streams = [FilteredStream(stream, CommandGuard().feed) for stream in streams]  # type: ignore[misc]
+    sys.stdout, sys.stderr = streams
     try:
         yield
     finally:

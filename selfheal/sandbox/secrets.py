@@ -21,7 +21,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -124,17 +124,17 @@ class Scrubber:
         return data
 
 
-class ScrubbedStream:
-    """A text stream that scrubs what is written to it; everything else goes to the stream below.
+class FilteredStream:
+    """A text stream whose writes pass through `transform` first; everything else goes to the
+    stream below. Each write is transformed whole: print() and rich's console write a value in
+    one call."""
 
-    Each write is scrubbed whole: print() and rich's console write a value in one call."""
-
-    def __init__(self, stream: TextIO, scrubber: Scrubber) -> None:
+    def __init__(self, stream: TextIO, transform: Callable[[str], str]) -> None:
         self.stream = stream
-        self.scrubber = scrubber
+        self.transform = transform
 
     def write(self, text: str) -> int:
-        self.stream.write(self.scrubber.scrub(text))
+        self.stream.write(self.transform(text))
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
@@ -143,6 +143,13 @@ class ScrubbedStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)
+
+
+class ScrubbedStream(FilteredStream):
+    """A text stream that scrubs what is written to it."""
+
+    def __init__(self, stream: TextIO, scrubber: Scrubber) -> None:
+        super().__init__(stream, scrubber.scrub)
 
 
 # -- the process's own environment ------------------------------------------------------------------
