@@ -112,12 +112,18 @@ def selfheal_argv(backend: str, site: Site, python: str | None) -> list[str]:
     return [*argv, "--no-namespaces"] if backend == "local-nons" else argv
 
 
-def selfheal_environment(site: Site) -> dict[str, str]:
+def selfheal_environment(site: Site, backend: str) -> dict[str, str]:
     """This process's environment without anything secret or pytest's, plus the canaries: what a
     user's shell would hand selfheal."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(SECRET_ENV_PREFIXES)}
     env.update(site.environment_canaries())
     env["SELFHEAL_DEBUG"] = "1"  # an internal error then shows its traceback in the result
+    if backend == CONTROL:
+        # selfheal's workspace copy behind a folder closed to other users: no sandbox uid can
+        # reach it, so the accepted risk is taken and the tests run as root
+        closed = site.root / "closed-tmp"
+        closed.mkdir(mode=0o700, exist_ok=True)
+        env["TMPDIR"] = str(closed)
     return env
 
 
@@ -152,7 +158,7 @@ def run_case(
             site.snapshot()
             started = time.monotonic()
             exit_code, stdout, stderr, timed_out = _run_selfheal(
-                selfheal_argv(backend, site, python), selfheal_environment(site), site.root, bound_s
+                selfheal_argv(backend, site, python), selfheal_environment(site, backend), site.root, bound_s
             )
             duration = time.monotonic() - started
             time.sleep(0.3)  # a daemon's last fork lands before the scan
