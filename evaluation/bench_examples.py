@@ -27,13 +27,13 @@ from pathlib import Path
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal, resolve_python
-from selfheal.agent.repair import Budget, RepairContext, RepairOutcome, ScreenFn
 from selfheal.agent.repair.edits import Candidate, apply_edits
 from selfheal.agent.repair.search import SearchStrategy
-from selfheal.agent.screen import SubprocessScreener
-from selfheal.agent.testcommand import TestCommand
-from selfheal.agent.testrun import TestRunner
-from selfheal.agent.workspace import Origin, Workspace
+from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn
+from selfheal.agent.run.screen import SubprocessScreener
+from selfheal.agent.run.testcommand import TestCommand
+from selfheal.agent.run.testrun import TestRunner
+from selfheal.agent.run.workspace import Origin, Workspace
 from selfheal.sandbox import LocalSandbox
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
-from selfheal.agent.llm import ProviderSettings
 from selfheal.agent.loop import heal
-from selfheal.agent.modelloop import setup_for
+from selfheal.agent.model.llm import ProviderSettings
+from selfheal.agent.model.strategy import setup_for
 from selfheal.sandbox import LocalSandbox
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,17 +18,17 @@ from pathlib import Path
 from typing import TextIO
 
 from selfheal import __version__
-from selfheal.agent.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
 from selfheal.agent.config import HealConfig, build_config, choose_sandbox_for
 from selfheal.agent.events import Fanout, Trace
 from selfheal.agent.exceptions import ConfigError, SelfhealError
-from selfheal.agent.llm import ROLES
 from selfheal.agent.loop import heal
-from selfheal.agent.modelloop import setup_for
-from selfheal.agent.outputs import OUTPUT_FILES, default_out_dir, write_outputs
-from selfheal.agent.prompts import PromptLibrary
-from selfheal.agent.result import HEALED, NOTHING_TO_HEAL, HealResult
-from selfheal.agent.workspace import apply_to_origin
+from selfheal.agent.model.llm import ROLES
+from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.strategy import setup_for
+from selfheal.agent.report.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
+from selfheal.agent.report.outputs import OUTPUT_FILES, default_out_dir, write_outputs
+from selfheal.agent.report.result import HEALED, NOTHING_TO_HEAL, HealResult
+from selfheal.agent.run.workspace import apply_to_origin
 from selfheal.bot.serverconfig import add_serve_arguments
 from selfheal.progress import ProgressDisplay
 from selfheal.sandbox.exceptions import SandboxUnavailable

@@ -14,7 +14,7 @@ import pytest
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal
-from selfheal.agent.result import HealResult
+from selfheal.agent.report.result import HealResult
 from selfheal.sandbox import LocalSandbox
 from tests.openpython import make_open_python
 

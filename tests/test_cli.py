@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from selfheal.agent.outputs import OUTPUT_FILES
+from selfheal.agent.report.outputs import OUTPUT_FILES
 from selfheal.cli import main
 from tests.conftest import git
 
@@ -478,7 +478,7 @@ def test_per_role_models_from_flags_and_pyproject_build_without_a_request(
 
 # -- replay -----------------------------------------------------------------------------------------
 def test_replay_resumes_a_run_from_its_checkpoint_with_a_change(tmp_path: Path) -> None:
-    from tests.agent.test_checkpoints import two_bug_repo
+    from tests.agent.report.test_checkpoints import two_bug_repo
 
     repo = two_bug_repo(tmp_path)
     run = tmp_path / "run"

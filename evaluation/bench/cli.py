@@ -26,7 +26,7 @@ from evaluation.bench.runner import Runner, RunOptions
 from evaluation.bench.tasks import TASKS_DIR, TaskError, select
 from selfheal.agent.config import HealConfig, build_config, choose_sandbox_for
 from selfheal.agent.exceptions import ConfigError
-from selfheal.agent.modelloop import setup_for
+from selfheal.agent.model.strategy import setup_for
 from selfheal.sandbox.exceptions import SandboxUnavailable
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2

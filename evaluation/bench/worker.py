@@ -28,9 +28,9 @@ from selfheal.agent.config import build_config, choose_sandbox_for
 from selfheal.agent.events import Event, Fanout, Trace, describe_finished
 from selfheal.agent.exceptions import SelfhealError
 from selfheal.agent.loop import heal
-from selfheal.agent.modelloop import setup_for
-from selfheal.agent.outputs import write_outputs
-from selfheal.agent.result import HEALED
+from selfheal.agent.model.strategy import setup_for
+from selfheal.agent.report.outputs import write_outputs
+from selfheal.agent.report.result import HEALED
 from selfheal.sandbox.exceptions import SandboxError
 
 GIT = [

@@ -29,7 +29,7 @@ from selfheal.action.runner import (
 )
 from selfheal.agent.events import Event, describe_finished
 from selfheal.agent.exceptions import ConfigError, SelfhealError
-from selfheal.agent.result import HEALED, PARTIAL
+from selfheal.agent.report.result import HEALED, PARTIAL
 from selfheal.bot.events import load_event, parse_event
 from selfheal.bot.exceptions import BotError
 from selfheal.bot.github import DEFAULT_API_URL, GitHubClient

@@ -20,8 +20,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from selfheal.agent.exceptions import ConfigError
-from selfheal.agent.llm import ProviderSettings, RoleOverride, providers_for_roles
-from selfheal.agent.llm.settings import parse_role_spec
+from selfheal.agent.model.llm import ProviderSettings, RoleOverride, providers_for_roles
+from selfheal.agent.model.llm.settings import parse_role_spec
 from selfheal.sandbox import Limits, Sandbox
 from selfheal.sandbox.select import choose_sandbox
 

@@ -21,38 +21,39 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from selfheal.agent.checkpoints import Checkpoint, config_to_dict
-from selfheal.agent.codeindex import CodeBase, CodeIndex, Definition
 from selfheal.agent.config import HealConfig
-from selfheal.agent.edgecases import EdgeCaseResult, generate_edge_cases
 from selfheal.agent.events import Event, EventSink, stage
 from selfheal.agent.exceptions import ConfigError, InterpreterError, ProviderError, TestCommandError
-from selfheal.agent.history import History
-from selfheal.agent.llm.accounting import BudgetSpent
-from selfheal.agent.localize import Localization, localize, source_files
-from selfheal.agent.modelloop import ModelSetup, ModelStrategy
-from selfheal.agent.newtests import TestFile
-from selfheal.agent.repair import (
-    Budget,
-    Candidate,
-    Edit,
-    Hints,
-    RepairContext,
-    RepairStrategy,
-    Screening,
-    apply_edits,
-)
+from selfheal.agent.localize.codeindex import CodeBase, CodeIndex, Definition
+from selfheal.agent.localize.spectrum import Localization, localize, source_files
+from selfheal.agent.model.history import History
+from selfheal.agent.model.llm.accounting import BudgetSpent
+from selfheal.agent.model.strategy import ModelSetup, ModelStrategy
+from selfheal.agent.model.toolbox import Toolbox
+from selfheal.agent.model.tools import debugger_toolbox
+from selfheal.agent.newtests.cases import TestFile
+from selfheal.agent.newtests.edgecases.generate import EdgeCaseResult, generate_edge_cases
+from selfheal.agent.newtests.generation import NewTests, TestContext
+from selfheal.agent.newtests.proof import TestProver, remove_file
+from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
+from selfheal.agent.repair.mutations import Hints
 from selfheal.agent.repair.search import SearchStrategy
-from selfheal.agent.result import ERROR, HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult, Rejection
-from selfheal.agent.screen import ForkScreener, Screener, ScreenResult, SubprocessScreener
-from selfheal.agent.testcommand import TestCommand
-from selfheal.agent.testgen import NewTests, TestContext
-from selfheal.agent.testproof import TestProver, remove_file
-from selfheal.agent.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunner
-from selfheal.agent.toolbox import Toolbox
-from selfheal.agent.tools import debugger_toolbox
+from selfheal.agent.repair.strategy import Budget, RepairContext, RepairStrategy, Screening
+from selfheal.agent.report.checkpoints import Checkpoint, config_to_dict
+from selfheal.agent.report.result import (
+    ERROR,
+    HEALED,
+    NOT_HEALED,
+    NOTHING_TO_HEAL,
+    PARTIAL,
+    HealResult,
+    Rejection,
+)
+from selfheal.agent.run.screen import ForkScreener, Screener, ScreenResult, SubprocessScreener
+from selfheal.agent.run.testcommand import TestCommand
+from selfheal.agent.run.testrun import NOT_FOUND, CoverageMap, TestReport, TestRunner
+from selfheal.agent.run.workspace import Origin, Workspace, WorkspaceError, git
 from selfheal.agent.verdict import NewTestEvidence, RuleResult, Verdict, judge, with_new_tests
-from selfheal.agent.workspace import Origin, Workspace, WorkspaceError, git
 from selfheal.sandbox import Sandbox, SandboxInfo, Session
 from selfheal.sandbox.exceptions import LimitExceeded, SetupFailed, WorkspaceTrap
 
@@ -489,15 +490,18 @@ class HealRun:
 
     def _generate(self, new_tests: NewTests, targets: list[str], reuse: bool = False):
         if reuse:
-            return new_tests.for_patch(self.result, targets, reuse=True)
+            return new_tests.for_patch(*self._patch(), targets, reuse=True)
         try:
-            return new_tests.for_patch(self.result, targets)
+            return new_tests.for_patch(*self._patch(), targets)
         except (BudgetSpent, ProviderError) as exc:
             # the model ran out while writing tests: prove what the other writers found
             if isinstance(self.strategy, ModelStrategy) and not self.strategy.stopped_because:
                 self.strategy.stopped_because = f"model stopped: {exc}"
             new_tests.qa = None
-            return new_tests.for_patch(self.result, targets)
+            return new_tests.for_patch(*self._patch(), targets)
+
+    def _patch(self) -> tuple[dict[str, str], dict[str, str], tuple[Candidate, ...]]:
+        return self.result.changes, self.result.base_texts, self.result.fixes
 
     def finish(self, status: str, *, error: str | None = None) -> HealResult:
         self.result.status = status

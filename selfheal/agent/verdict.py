@@ -19,8 +19,8 @@ import tomllib
 from dataclasses import dataclass, replace
 
 from selfheal.agent.config import PROTECTED_TABLES
-from selfheal.agent.localize import matches_any
-from selfheal.agent.testrun import TestReport
+from selfheal.agent.localize.spectrum import matches_any
+from selfheal.agent.run.testrun import TestReport
 
 SKIP_MARKERS = re.compile(
     r"pytest\.(mark\.)?(skip|skipif|xfail)\b|pytest\.importorskip|unittest\.skip|"

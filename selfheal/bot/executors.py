@@ -45,7 +45,7 @@ from datetime import timedelta
 from typing import Protocol
 
 from selfheal.agent.exceptions import ConfigError, SelfhealError
-from selfheal.agent.result import HEALED, PARTIAL
+from selfheal.agent.report.result import HEALED, PARTIAL
 from selfheal.bot.appauth import AppTokens
 from selfheal.bot.dispatch import dispatch_workflow
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger, parse_event

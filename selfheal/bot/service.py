@@ -20,8 +20,8 @@ from selfheal.agent.config import build_config, choose_sandbox_for
 from selfheal.agent.events import EventSink, Fanout, Trace
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.loop import heal
-from selfheal.agent.outputs import write_outputs
-from selfheal.agent.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
+from selfheal.agent.report.outputs import write_outputs
+from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
 from selfheal.bot.exceptions import BotError, SandboxRefused
 from selfheal.bot.gitdata import ApiStage

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from selfheal.agent.testrun import TestReport
+from selfheal.agent.run.testrun import TestReport
 
 ERROR_TYPE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failed|Timeout))\b")
 

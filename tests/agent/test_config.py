@@ -7,7 +7,7 @@ import pytest
 
 from selfheal.agent.config import DEFAULT_TEST_COMMAND, HealConfig, build_config, read_repo_settings
 from selfheal.agent.exceptions import ConfigError
-from selfheal.agent.llm import Price, ProviderSettings, RoleOverride
+from selfheal.agent.model.llm import Price, ProviderSettings, RoleOverride
 
 
 def write_pyproject(root: Path, body: str) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from selfheal.agent.result import HealResult
+from selfheal.agent.report.result import HealResult
 from tests.conftest import apply_and_test, diff_lines
 
 pytestmark = pytest.mark.slow

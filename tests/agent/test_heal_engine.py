@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from selfheal.agent.localize import localize
-from selfheal.agent.repair import Hints, RepairContext
+from selfheal.agent.localize.spectrum import localize
+from selfheal.agent.repair.mutations import Hints
 from selfheal.agent.repair.search import SearchStrategy
+from selfheal.agent.repair.strategy import RepairContext
 from tests.conftest import apply_and_test, git
 
 
@@ -102,7 +103,7 @@ def test_flaky_failures_are_reported_and_not_healed(make_repo, run_heal):
     assert "+    return x + 1" in result.patch
     assert any(
         "test_calc.py::test_flaky" in lesson and "flaky" in lesson
-        for lesson in __import__("selfheal.agent.lessons", fromlist=["x"]).build_lessons(result)
+        for lesson in __import__("selfheal.agent.report.lessons", fromlist=["x"]).build_lessons(result)
     )
 
 
@@ -203,7 +204,7 @@ def test_candidate_order_is_deterministic_for_a_seed():
         "        out.append(v)\n"
         "    return out\n"
     )
-    from selfheal.agent.testrun import CoverageMap
+    from selfheal.agent.run.testrun import CoverageMap
 
     coverage = CoverageMap(
         {"t::a": {"m.py": frozenset(range(1, 8))}, "t::b": {"m.py": frozenset({1, 2, 3, 4, 6, 7})}}
@@ -221,7 +222,7 @@ def test_module_constants_read_by_a_suspicious_line_are_mutated_too():
     """Coverage never blames `LIMIT = 3` (it runs at import, before any test); the line that
     reads it is blamed, and the constant's candidates rank below that line's own."""
     source = "import math\n\nLIMIT = 3\n\n\ndef capped(values):\n    return [min(v, LIMIT) for v in values]\n"
-    from selfheal.agent.testrun import CoverageMap
+    from selfheal.agent.run.testrun import CoverageMap
 
     coverage = CoverageMap({"t::a": {"m.py": frozenset({7})}, "t::b": {"m.py": frozenset()}})
     context = one_file_context(source, coverage, seed=1)
@@ -243,9 +244,9 @@ def test_module_constants_read_by_a_suspicious_line_are_mutated_too():
 def test_an_edit_no_test_executed_is_screened_with_every_test_of_its_file():
     """`SCALE = {...}` runs at import, so no test covers it: screening a change there with only
     its (no) covering tests would call any candidate that fixes the target plausible."""
-    from selfheal.agent.junit import TestOutcome
     from selfheal.agent.loop import HealRun
-    from selfheal.agent.testrun import CoverageMap, TestReport
+    from selfheal.agent.run.junit import TestOutcome
+    from selfheal.agent.run.testrun import CoverageMap, TestReport
 
     coverage = CoverageMap({
         "t::cm": {"units.py": frozenset({5})},

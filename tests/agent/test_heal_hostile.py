@@ -16,7 +16,7 @@ import jsonschema
 from selfheal.agent.config import build_config, choose_sandbox_for
 from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal
-from selfheal.agent.outputs import write_outputs
+from selfheal.agent.report.outputs import write_outputs
 from tests.conftest import SCHEMA
 
 CALC = {

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
-from selfheal.agent.llm import ProviderSettings, Reply, ScriptedModel, ToolCall, Usage
 from selfheal.agent.loop import heal
-from selfheal.agent.modelloop import ModelSetup
-from selfheal.agent.report import build_report
+from selfheal.agent.model.llm import ProviderSettings, Reply, ScriptedModel, ToolCall, Usage
+from selfheal.agent.model.strategy import ModelSetup
+from selfheal.agent.report.reportjson import build_report
 from selfheal.sandbox import LocalSandbox
 from tests.conftest import EXAMPLES, apply_and_test, git
 
@@ -123,7 +123,7 @@ def test_an_unsure_diagnosis_widens_the_search_instead(tmp_path: Path) -> None:
 def test_a_heal_with_claude_over_the_real_sdk(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from selfheal.agent.modelloop import setup_for
+    from selfheal.agent.model.strategy import setup_for
     from tests.fakes.anthropic_server import FakeAnthropic, message, ok, text, tool_use
 
     edit = "Merge touching intervals.\n\nintervals/core.py\n<<<<<<< SEARCH\n" + BUGGY + "=======\n"
@@ -226,7 +226,7 @@ def test_a_spent_token_budget_stops_the_model_and_the_search_finishes(tmp_path: 
 def test_an_overloaded_api_hands_over_to_the_search(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from selfheal.agent.modelloop import ModelStrategy, setup_for
+    from selfheal.agent.model.strategy import ModelStrategy, setup_for
     from tests.fakes.anthropic_server import FakeAnthropic, overloaded
 
     fake = FakeAnthropic.start(tmp_path / "fake", [overloaded(repeat=5)])
@@ -250,7 +250,7 @@ def test_a_heal_with_ollama_over_the_real_sdk(tmp_path: Path) -> None:
     from dataclasses import replace
 
     from selfheal.agent.events import describe_finished
-    from selfheal.agent.modelloop import setup_for
+    from selfheal.agent.model.strategy import setup_for
     from tests.fakes.ollama_server import FakeOllama, chat, ok, tool_call
 
     snippet = "from intervals.core import Interval, merge\nprint(merge([Interval(1, 3), Interval(3, 5)]))"
@@ -303,7 +303,7 @@ def test_claude_debugs_and_a_local_ollama_model_generates(tmp_path: Path, monkey
     (Claude, fake Messages API), the generator on Ollama (fake chat API), one heal."""
     from dataclasses import replace
 
-    from selfheal.agent.modelloop import setup_for
+    from selfheal.agent.model.strategy import setup_for
     from tests.fakes.anthropic_server import FakeAnthropic, message, text, tool_use
     from tests.fakes.anthropic_server import ok as claude_ok
     from tests.fakes.ollama_server import FakeOllama, chat
@@ -354,8 +354,8 @@ def test_a_heal_with_a_gguf_model_in_process(tmp_path: Path) -> None:
     """The llamacpp provider end to end, with a scripted `Llama` in place of llama-cpp-python's:
     tools emulated in the prompt, the debugger's JSON answers, the generator's edit blocks."""
     from selfheal.agent.events import describe_finished
-    from selfheal.agent.llm import LlamaOutput, ProviderSettings, ScriptedLlama
-    from selfheal.agent.llm.llamacpp_provider import LlamaCppProvider
+    from selfheal.agent.model.llm import LlamaOutput, ProviderSettings, ScriptedLlama
+    from selfheal.agent.model.llm.llamacpp_provider import LlamaCppProvider
 
     snippet = "from intervals.core import Interval, merge\nprint(merge([Interval(1, 3), Interval(3, 5)]))"
     edit = "Compare with <=.\n\nintervals/core.py\n<<<<<<< SEARCH\n" + BUGGY + "=======\n" + FIXED
@@ -476,7 +476,7 @@ ADVERSARIAL_TESTS = {
 def test_the_models_tests_ship_with_their_proof(tmp_path: Path) -> None:
     import jsonschema
 
-    from selfheal.agent.outputs import write_outputs
+    from selfheal.agent.report.outputs import write_outputs
     from tests.conftest import SCHEMA
 
     debugger = ScriptedModel([Reply(json.dumps(CONCLUSION), usage=Usage(1400, 120))] * 2)

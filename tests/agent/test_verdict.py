@@ -11,13 +11,13 @@ import pytest
 
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
-from selfheal.agent.junit import TestOutcome
 from selfheal.agent.loop import HealRun
 from selfheal.agent.repair.edits import Candidate, Edit
 from selfheal.agent.repair.search import SearchStrategy
-from selfheal.agent.testrun import TestReport
+from selfheal.agent.run.junit import TestOutcome
+from selfheal.agent.run.testrun import TestReport
+from selfheal.agent.run.workspace import Origin, Workspace
 from selfheal.agent.verdict import NewTestEvidence, Verdict, added_skips, judge, protected_changes
-from selfheal.agent.workspace import Origin, Workspace
 from selfheal.sandbox import LocalSandbox
 
 CALC = {

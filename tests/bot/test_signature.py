@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from selfheal.agent.junit import TestOutcome
-from selfheal.agent.testrun import TestReport
+from selfheal.agent.run.junit import TestOutcome
+from selfheal.agent.run.testrun import TestReport
 from selfheal.bot.signature import branch_for, error_type, failure_signature
 
 

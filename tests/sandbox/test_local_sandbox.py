@@ -717,7 +717,7 @@ def test_sandboxed_code_cannot_plant_git_config_that_the_host_runs(
     # selfheal's Workspace keeps its .git inside the workspace and runs git there on the host
     # (Workspace.diff: `git diff --cached`, with the full host environment). If sandboxed code can
     # edit .git/config, `core.fsmonitor` turns that into code execution outside the sandbox.
-    from selfheal.agent.workspace import Origin, Workspace
+    from selfheal.agent.run.workspace import Origin, Workspace
 
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_host_only_secret")
     repo = make_repo({"mod.py": "VALUE = 1\n"})

@@ -19,7 +19,6 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 
-from selfheal.agent.repair import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
 from selfheal.agent.repair.edits import Candidate, SourceFile, apply_edits, content_key
 from selfheal.agent.repair.mutations import (
     FunctionFacts,
@@ -30,6 +29,7 @@ from selfheal.agent.repair.mutations import (
     statement_at,
     statement_mutations,
 )
+from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
 from selfheal.agent.repair.templates import template_mutations
 
 

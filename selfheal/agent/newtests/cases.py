@@ -1,0 +1,180 @@
+"""Generated tests: what a test generator proposes, and what the proof run made of it.
+
+    TestCase   one proposed `def test_...():` with its imports, origin and reason
+    TestFile   the cases for one target, rendered as one readable pytest module
+    ProvenTest a case after it ran on the base code and on the patched code
+
+Every generator (the model's spec_tests and qa_adversarial roles, the embedded engine's edge-case
+generator) produces `TestCase`s; nothing it writes is trusted until `prove` (in `agent/testproof`)
+ran it on both versions of the code. The verdict's rule 4: a shipped test fails on the base and
+passes on the patch (fail_to_pass), or is labelled a guard.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+FAIL_TO_PASS, GUARD = "fail_to_pass", "guard"
+ORIGINS = ("spec_tests", "qa_adversarial", "embedded")
+_NAME = re.compile(r"^test_[A-Za-z0-9_]+$")
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One generated test function. `code` is a complete `def test_...():` (no imports: those are in
+    `imports`, shared by the file). `reason` says in a few words what it checks, for the PR."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    code: str
+    origin: str
+    reason: str = ""
+    imports: tuple[str, ...] = ()
+    target: str = ""  # "path/to/file.py::function" the test aims at
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.name) or keyword.iskeyword(self.name):
+            raise ValueError(f"not a test function name: {self.name!r}")
+        if self.origin not in ORIGINS:
+            raise ValueError(f"unknown origin {self.origin!r}")
+
+
+@dataclass(frozen=True)
+class ProvenTest:
+    """A case after the proof run: how it did on the base code and on the patched code."""
+
+    __test__ = False
+
+    case: TestCase
+    path: str  # the test file, relative to the healed project
+    fails_on_base: bool
+    passes_on_patch: bool
+    base_message: str = ""  # how it failed on the base code, one line
+    patch_message: str = ""  # how it failed on the patched code, when it did
+
+    @property
+    def nodeid(self) -> str:
+        return f"{self.path}::{self.case.name}"
+
+    @property
+    def kind(self) -> str | None:
+        """fail_to_pass, guard, or None for a test that cannot ship (fails on the patch)."""
+        if not self.passes_on_patch:
+            return None
+        return FAIL_TO_PASS if self.fails_on_base else GUARD
+
+
+@dataclass(frozen=True)
+class TestFile:
+    """Cases rendered as one pytest module, imports deduplicated and ordered."""
+
+    __test__ = False
+
+    path: str
+    cases: tuple[TestCase, ...]
+    header: str = ""  # the module docstring
+
+    def render(self, labels: dict[str, str] | None = None) -> str:
+        """The file's text. `labels` (test name -> comment) marks each test with what the proof
+        showed, e.g. "fails on the base code, passes with the fix"."""
+        labels = labels or {}
+        imports = merge_imports(line for case in self.cases for line in case.imports)
+        parts = [f'"""{self.header}"""\n' if self.header else ""]
+        if imports:
+            parts.append("\n".join(imports) + "\n")
+        for case in self.cases:
+            label = labels.get(case.name)
+            comment = f"# {label}\n" if label else ""
+            parts.append(f"\n\n{comment}{case.code.strip()}\n")
+        return "".join(parts).lstrip("\n")
+
+
+def merge_imports(lines: Iterable[str]) -> list[str]:
+    """Import lines as a person writes them: `import x` lines first, then one `from m import a, b`
+    per module, each group sorted. A line that does not parse as an import is kept as it is."""
+    plain: set[str] = set()
+    names: dict[str, set[str]] = {}
+    other: list[str] = []
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            node = ast.parse(line).body[0] if len(ast.parse(line).body) == 1 else None
+        except SyntaxError:
+            node = None
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.setdefault(node.module, set()).update(
+                a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names
+            )
+        elif isinstance(node, ast.Import):
+            plain.update(
+                f"import {a.name}" if a.asname is None else f"import {a.name} as {a.asname}"
+                for a in node.names
+            )
+        elif line not in other:
+            other.append(line)
+    merged = sorted(plain) + [
+        f"from {module} import {', '.join(sorted(names[module]))}" for module in sorted(names)
+    ]
+    return merged + other
+
+
+def check_case_code(case: TestCase) -> str | None:
+    """Why `case.code` cannot go in a test file, or None: it must parse, be exactly one function
+    named `case.name`, and not skip, xfail or hide failures."""
+    try:
+        tree = ast.parse(case.code)
+    except SyntaxError as exc:
+        return f"{case.name}: not valid Python ({exc.msg}, line {exc.lineno})"
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if len(tree.body) != 1 or len(functions) != 1:
+        return f"{case.name}: `code` must be exactly one `def {case.name}(...):` and nothing else"
+    if functions[0].name != case.name:
+        return f"{case.name}: the function is named {functions[0].name!r}, not {case.name!r}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in ("skip", "xfail", "skipif", "importorskip"):
+            return f"{case.name}: skip/xfail is not allowed in a generated test"
+        if isinstance(node, ast.Try):
+            return f"{case.name}: try/except in a generated test can hide a failure; use pytest.raises"
+    for import_line in case.imports:
+        try:
+            parsed = ast.parse(import_line)
+        except SyntaxError:
+            return f"{case.name}: not an import line: {import_line!r}"
+        if len(parsed.body) != 1 or not isinstance(parsed.body[0], ast.Import | ast.ImportFrom):
+            return f"{case.name}: not an import line: {import_line!r}"
+    return None
+
+
+@dataclass
+class TestGeneration:
+    """What the test generators did in one heal, for the report and the trace."""
+
+    __test__ = False
+
+    proven: list[ProvenTest] = field(default_factory=list)
+    discarded: list[tuple[TestCase, str]] = field(default_factory=list)  # and why
+    risks: list[str] = field(default_factory=list)  # crashes of the patched code on plausible inputs
+
+    @property
+    def shipped(self) -> list[ProvenTest]:
+        return [p for p in self.proven if p.kind is not None]
+
+
+def module_name(path: str) -> str:
+    """The dotted module a test imports for a source file: "src/pkg/core.py" -> "pkg.core",
+    "pkg/__init__.py" -> "pkg"."""
+    stem = path[:-3] if path.endswith(".py") else path
+    parts = [p for p in stem.split("/") if p]
+    if parts and parts[0] == "src" and len(parts) > 1:
+        parts = parts[1:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts) or posixpath.basename(stem)

@@ -1,0 +1,100 @@
+"""The output folder of a heal: report.json, patch.diff, summary.md, lessons.md, trace.jsonl.
+
+Every file in it is scrubbed of secret values (`selfheal.sandbox.secrets.Scrubber`): a test may
+print whatever it read, and the folder is uploaded as an artifact and becomes the PR body.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+from selfheal.agent.events import Trace
+from selfheal.agent.report.checkpoints import FOLDER
+from selfheal.agent.report.reportjson import build_report
+from selfheal.agent.report.result import HealResult
+from selfheal.agent.report.summary import build_summary
+from selfheal.sandbox.secrets import Scrubber, process_scrubber
+
+NO_LESSONS = "- Nothing was repaired in this run, so there is no lesson to keep.\n"
+OUTPUT_FILES = ("report.json", "patch.diff", "summary.md", "lessons.md", "trace.jsonl")
+
+
+def default_out_dir(base: Path) -> Path:
+    runs = base / ".selfheal" / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    ignore = base / ".selfheal" / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# selfheal run outputs\n*\n", encoding="utf-8")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return runs / f"{stamp}-{secrets.token_hex(3)}"
+
+
+def write_outputs(result: HealResult, trace: Trace, out_dir: Path, scrubber: Scrubber | None = None) -> dict:
+    """Write the output folder, scrubbed; the report as written. `scrubber` defaults to the
+    process's (`process_scrubber`: built from the secrets the entrypoint was started with)."""
+    scrub = scrubber or process_scrubber()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # scrubbed as data, before serialising: JSON would escape a value with quotes or non-ASCII
+    report = scrub.scrub_data(build_report(result))
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    (out_dir / "patch.diff").write_text(scrub(result.patch), encoding="utf-8")
+    (out_dir / "summary.md").write_text(scrub(build_summary(result, report)), encoding="utf-8")
+    lessons = "".join(f"- {lesson}\n" for lesson in report["lessons"]) or NO_LESSONS
+    (out_dir / "lessons.md").write_text("# Lessons\n\n" + lessons, encoding="utf-8")
+    with (out_dir / "trace.jsonl").open("w", encoding="utf-8") as handle:
+        for event in trace.events:
+            record = json.loads(json.dumps(event.as_dict(), default=str))
+            handle.write(json.dumps(scrub.scrub_data(record)) + "\n")
+    for path, text in result.test_files.items():
+        # at the path it would have in the repository, under tests/ of the output folder
+        target = out_dir / "tests" / scrub(f"{result.project_dir}/{path}" if result.project_dir else path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(scrub(text), encoding="utf-8")
+    # the checkpoints were written during the heal (scrubbed then, by whichever scrubber the loop
+    # had); once more with this one. Only selfheal's own files: --out may name a folder with others.
+    if (out_dir / FOLDER).is_dir():
+        scrub_folder(out_dir / FOLDER, scrub)
+    return report
+
+
+def scrub_folder(root: Path, scrub: Scrubber) -> list[Path]:
+    """Scrub every regular file under `root` in place; the files that changed. Symbolic links are
+    neither followed nor rewritten. JSON files are scrubbed as data, so they stay valid."""
+    changed = []
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(folder) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            raw = path.read_bytes()
+            text = raw.decode("utf-8", "surrogateescape")
+            is_json = path.suffix in (".json", ".jsonl")
+            clean = _scrub_json(text, scrub, lines=path.suffix == ".jsonl") if is_json else None
+            if clean is None:
+                clean = scrub(text)
+            if clean != text:
+                path.write_bytes(clean.encode("utf-8", "surrogateescape"))
+                changed.append(path)
+    return changed
+
+
+def _scrub_json(text: str, scrub: Scrubber, *, lines: bool) -> str | None:
+    """`text` scrubbed as JSON (JSON Lines when `lines`), unchanged when nothing in it is secret;
+    None when it is not JSON (then it is scrubbed as text)."""
+    try:
+        records: list[Any] = (
+            [json.loads(line) for line in text.splitlines() if line.strip()] if lines else [json.loads(text)]
+        )
+    except ValueError:
+        return None
+    clean = [scrub.scrub_data(record) for record in records]
+    if clean == records:
+        return text
+    if lines:
+        return "".join(json.dumps(record) + "\n" for record in clean)
+    return json.dumps(clean[0], indent=1) + "\n"

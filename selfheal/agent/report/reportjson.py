@@ -1,0 +1,137 @@
+"""report.json: the contract (`contracts/heal-report.schema.json`) every consumer reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from selfheal.agent.report.lessons import build_lessons, meaning
+from selfheal.agent.report.result import HealResult
+
+SCHEMA_VERSION = 1
+
+
+def diagnosis(result: HealResult) -> dict[str, Any] | None:
+    """The embedded engine's diagnosis: where the fix went and what kind of bug it implies.
+
+    Confidence is a heuristic: how highly localization ranked the fixed line, lowered when other
+    plausible fixes elsewhere competed with it.
+    """
+    model = result.model_diagnosis
+    if model is not None and result.fixes and result.fixes[0].strategy == "generator":
+        return {
+            "root_cause": model.root_cause,
+            "location": f"{model.file}:{model.line}",
+            "confidence": round(max(0.0, min(model.confidence, 1.0)), 2),
+            "method": f"ReAct debugger ({model.function}); the repair came from the model's edit",
+        }
+    if not result.fixes:
+        return None
+    fix = result.fixes[0]
+    if fix.strategy == "generator-sbfl":
+        return {
+            "root_cause": f"In `{fix.function}` ({fix.file}:{fix.line}): {fix.description}",
+            "location": f"{fix.file}:{fix.line}",
+            "confidence": 0.5,
+            "method": "the model's repair of the most suspicious function by spectrum analysis, "
+            "written without the debugger's diagnosis",
+        }
+    lines = result.localization.lines if result.localization else ()
+    best = lines[0].score if lines else 0.0
+    score = next((s.score for s in lines if s.file == fix.file and s.line == fix.line), 0.0)
+    confidence = 0.5 + 0.45 * (score / best if best else 0.0)
+    if any(a.file != fix.file or a.line != fix.line for a in result.alternatives):
+        confidence -= 0.15
+    causes = [
+        f"In `{f.function}` ({f.file}:{f.line}) {meaning(f)}; the fix: {f.description.split(': ', 1)[-1]}."
+        for f in result.fixes
+    ]
+    return {
+        "root_cause": " ".join(causes),
+        "location": ", ".join(f"{f.file}:{f.line}" for f in result.fixes),
+        "confidence": round(max(0.0, min(confidence, 0.95)), 2),
+        "method": "spectrum-based localization + mutation search (no model)",
+    }
+
+
+def new_tests(result: HealResult) -> list[dict[str, Any]]:
+    """The shipped tests with their proof, where each came from and what it checks."""
+    if result.verdict is None:
+        return []
+    about = {(p.case.name, p.path): p.case for p in result.tests.shipped}
+    prefix = f"{result.project_dir}/" if result.project_dir else ""
+    entries = []
+    for evidence in result.verdict.new_tests:
+        case = about.get((evidence.name, evidence.path.removeprefix(prefix)))
+        entry = evidence.as_dict()
+        if case is not None:
+            entry.update(origin=case.origin, reason=case.reason, target=case.target)
+        entries.append(entry)
+    return entries
+
+
+def build_report(result: HealResult) -> dict[str, Any]:
+    metrics = result.metrics
+    verdict = result.verdict
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "status": result.status,
+        "error": result.error,
+        "repo": result.repo,
+        "project_dir": result.project_dir,
+        "base_sha": result.base_sha,
+        "test_command": result.test_command,
+        "python": result.python,
+        "provider": result.provider,
+        "sandbox": result.sandbox.as_dict(),
+        "failures_before": result.failures_before,
+        "failures_after": result.failures_after,
+        "regressions": result.regressions,
+        "flaky": list(result.flaky),
+        "targets": [t.as_dict() for t in result.targets],
+        "diagnosis": diagnosis(result),
+        "patch": result.patch,
+        "files_changed": result.files_changed,
+        "new_tests": new_tests(result),
+        "discarded_tests": [
+            {"name": case.name, "origin": case.origin, "reason": why} for case, why in result.tests.discarded
+        ],
+        "open_risks": list(result.tests.risks),
+        "critic": list(result.critic),  # concerns of a critic who sent the shipped patch back
+        "lessons": build_lessons(result),
+        "iterations": result.iterations,
+        "metrics": {
+            "wall_s": round(metrics.wall_s, 3),
+            "test_runs": metrics.test_runs,
+            "candidates_tried": metrics.candidates_tried,
+            "candidates_screened": metrics.screened,
+            "screen_s": round(metrics.screen_s, 3),
+            "screened_per_s": round(metrics.screened_per_s, 2),
+            "screener": metrics.screener,
+            "baseline_s": round(metrics.baseline_s, 3),
+            "validations": metrics.validations,
+            "tokens_in": metrics.tokens_in,
+            "tokens_out": metrics.tokens_out,
+            "cost_usd": round(metrics.cost_usd, 6),
+        },
+        "verdict": (
+            {
+                "status": verdict.status,
+                "rules": [{"rule": r.number, "holds": r.holds, "detail": r.detail} for r in verdict.rules],
+            }
+            if verdict
+            else None
+        ),
+        "fixes": [
+            {
+                "file": f.file,
+                "line": f.line,
+                "function": f.function,
+                "family": f.family,
+                "description": f.description,
+                "strategy": f.strategy,
+            }
+            for f in result.fixes
+        ],
+        "notes": list(result.notes),
+        "stopped_because": result.stopped_because or None,
+    }

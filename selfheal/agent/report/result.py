@@ -1,0 +1,111 @@
+"""What one heal produced: the value every publisher (CLI folder, GitHub PR, benchmark) reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from selfheal.agent.localize.spectrum import Localization, Target
+from selfheal.agent.model.debugger import Diagnosis
+from selfheal.agent.newtests.cases import TestGeneration
+from selfheal.agent.repair.edits import Candidate
+from selfheal.agent.repair.strategy import Screening
+from selfheal.agent.run.testrun import TestReport
+from selfheal.agent.verdict import Verdict
+from selfheal.sandbox import SandboxInfo
+
+HEALED, PARTIAL, NOT_HEALED, NOTHING_TO_HEAL, ERROR = (
+    "healed",
+    "partial",
+    "not_healed",
+    "nothing_to_heal",
+    "error",
+)
+
+
+@dataclass
+class Metrics:
+    wall_s: float = 0.0
+    test_runs: int = 0
+    candidates_tried: int = 0
+    screened: int = 0
+    screen_s: float = 0.0
+    screener: str = ""
+    baseline_s: float = 0.0
+    validations: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def screened_per_s(self) -> float:
+        return self.screened / self.screen_s if self.screen_s else 0.0
+
+
+@dataclass
+class Rejection:
+    """A candidate that screened as plausible but failed the verdict on a real run."""
+
+    candidate: Candidate
+    verdict: Verdict
+
+
+@dataclass
+class HealResult:
+    status: str
+    repo: str
+    base_sha: str
+    test_command: str
+    provider: str
+    sandbox: SandboxInfo
+    error: str | None = None
+    python: str = ""  # the interpreter the tests ran under
+    apply_root: str = ""  # where `git apply patch.diff` works (the git top level)
+    project_dir: str = ""  # the healed folder inside that repository ("" at the top)
+    baseline: TestReport | None = None
+    after: TestReport | None = None
+    flaky: tuple[str, ...] = ()
+    untargeted: tuple[str, ...] = ()  # failing, but outside the requested targets: left alone
+    localization: Localization | None = None
+    fixes: tuple[Candidate, ...] = ()  # the accepted edits, in the order they were found
+    changes: dict[str, str] = field(default_factory=dict)
+    base_texts: dict[str, str] = field(default_factory=dict)  # of the changed files
+    patch: str = ""
+    verdict: Verdict | None = None
+    iterations: int = 0
+    metrics: Metrics = field(default_factory=Metrics)
+    families_tried: dict[str, int] = field(default_factory=dict)
+    ruled_out: list[Screening] = field(default_factory=list)
+    alternatives: list[Candidate] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    stopped_because: str = ""
+    model_diagnosis: Diagnosis | None = None  # the ReAct debugger's conclusion, when a model ran
+    tests: TestGeneration = field(default_factory=TestGeneration)  # generated tests and their proof
+    test_files: dict[str, str] = field(default_factory=dict)  # new test files (project-relative) -> text
+    critic: list[str] = field(default_factory=list)  # the critic's concerns about the shipped patch
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        return self.localization.targets if self.localization else ()
+
+    @property
+    def failures_before(self) -> list[str]:
+        return self.baseline.failing if self.baseline else []
+
+    @property
+    def failures_after(self) -> list[str]:
+        if self.after is not None and self.after.ran:
+            return self.after.failing
+        if self.status in (NOTHING_TO_HEAL,):
+            return []
+        return self.failures_before
+
+    @property
+    def regressions(self) -> list[str]:
+        return list(self.verdict.regressions) if self.verdict else []
+
+    @property
+    def files_changed(self) -> list[str]:
+        """Changed files relative to `apply_root`, as in the patch."""
+        prefix = f"{self.project_dir}/" if self.project_dir else ""
+        return sorted(prefix + path for path in self.changes)

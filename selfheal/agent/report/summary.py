@@ -1,0 +1,167 @@
+"""summary.md: the pull request body a maintainer reads before merging."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
+
+ICON = {
+    "passed": "✅ passed",
+    "failed": "❌ failed",
+    "error": "❌ error",
+    "skipped": "⏭ skipped",
+    "xfailed": "⏭ xfailed",
+    "missing": "— not run",
+}
+HEADLINE = {
+    HEALED: "healed — every verdict rule holds",
+    PARTIAL: "partially healed — some failures fixed, nothing broken",
+    "not_healed": "not healed — no candidate met the verdict",
+    NOTHING_TO_HEAL: "nothing to heal — no test fails",
+    ERROR: "error — the heal could not complete",
+}
+
+
+def _first_line(text: str, limit: int = 160) -> str:
+    line = next((ln.strip() for ln in text.strip().splitlines() if ln.strip()), "")
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def build_summary(result: HealResult, report: dict[str, Any]) -> str:
+    parts = [_title(result), f"**Status:** {HEADLINE.get(result.status, result.status)}", ""]
+    if result.error:
+        parts += ["### What went wrong", "", "```", result.error.strip(), "```", ""]
+    parts += _what_failed(result)
+    parts += _root_cause(report)
+    if result.patch:
+        parts += ["### The change", "", "```diff", result.patch.rstrip(), "```", ""]
+    parts += _verification(result, report)
+    parts += _new_tests(report)
+    if report["lessons"]:
+        parts += ["### Lessons", "", *[f"- {lesson}" for lesson in report["lessons"]], ""]
+    parts += _metrics(result, report)
+    if result.notes:
+        parts += ["### Notes", "", *[f"- {note}" for note in result.notes], ""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _title(result: HealResult) -> str:
+    if result.fixes:
+        fix = result.fixes[0]
+        return f"## selfheal: fix `{fix.function}` in `{fix.file}`\n"
+    return f"## selfheal: {result.status.replace('_', ' ')}\n"
+
+
+def _what_failed(result: HealResult) -> list[str]:
+    baseline = result.baseline
+    if baseline is None or not baseline.failing:
+        return []
+    lines = ["### What failed", ""]
+    for test in baseline.failing[:15]:
+        outcome = baseline.outcomes[test]
+        flaky = " _(flaky: passed on re-run)_" if test in result.flaky else ""
+        lines.append(f"- `{test}` — {_first_line(outcome.message) or outcome.outcome}{flaky}")
+    if len(baseline.failing) > 15:
+        lines.append(f"- … and {len(baseline.failing) - 15} more")
+    return [*lines, ""]
+
+
+def _root_cause(report: dict[str, Any]) -> list[str]:
+    diagnosis = report.get("diagnosis")
+    if not diagnosis:
+        targets = report.get("targets") or []
+        if not targets:
+            return []
+        return [
+            "### Where the failure points",
+            "",
+            *[
+                f"- `{t['file']}:{t['line']}` in `{t['function']}` "
+                f"(suspiciousness {t.get('suspiciousness', 0):.2f})"
+                for t in targets[:3]
+            ],
+            "",
+        ]
+    return [
+        "### Root cause",
+        "",
+        diagnosis["root_cause"],
+        "",
+        f"_Confidence {diagnosis['confidence']:.2f}, a heuristic of the {diagnosis['method']}: how "
+        "highly the fixed line ranked, less when other plausible fixes elsewhere competed._",
+        "",
+    ]
+
+
+def _verification(result: HealResult, report: dict[str, Any]) -> list[str]:
+    if result.verdict is None or result.baseline is None or result.after is None:
+        return []
+    baseline, after = result.baseline, result.after
+    lines = ["### Verification", "", "| test | before | after |", "|---|---|---|"]
+    for test in baseline.failing:
+        now = after.outcomes[test].outcome if test in after.outcomes else "missing"
+        lines.append(f"| `{test}` | {ICON['failed']} | {ICON.get(now, now)} |")
+    kept = len(baseline.passing) - len(result.regressions)
+    lines.append(f"| {kept} other tests | {ICON['passed']} | {ICON['passed']} |")
+    for test in result.regressions:
+        lines.append(f"| `{test}` | {ICON['passed']} | {ICON['failed']} |")
+    lines += ["", "| verdict rule | holds | detail |", "|---|---|---|"]
+    for rule in report["verdict"]["rules"]:
+        lines.append(f"| {rule['rule']} | {'yes' if rule['holds'] else '**no**'} | {rule['detail']} |")
+    lines += [
+        "",
+        "Verified by a clean run of the full test command "
+        f"(`{result.test_command}`) on the patched files, in the sandbox.",
+        "",
+    ]
+    return lines
+
+
+def _new_tests(report: dict[str, Any]) -> list[str]:
+    tests = report["new_tests"]
+    lines: list[str] = []
+    if tests:
+        lines += [
+            "### New tests",
+            "",
+            "Each ran on the code before the fix and on the fixed code:",
+            "",
+            "| test | before the fix | with the fix | kind | what it checks |",
+            "|---|---|---|---|---|",
+        ]
+        for test in tests:
+            before = ICON["failed"] if test["fails_on_base"] else ICON["passed"]
+            after = ICON["passed"] if test["passes_on_patch"] else ICON["failed"]
+            kind = "fail → pass" if test["kind"] == "fail_to_pass" else "guard"
+            what = test.get("reason") or ""
+            lines.append(f"| `{test['path']}::{test['name']}` | {before} | {after} | {kind} | {what} |")
+        lines.append("")
+    if report.get("critic"):
+        lines += [
+            "### The reviewer's concerns",
+            "",
+            "A model reviewer sent this patch back although it passes every test, and no other patch "
+            "met the verdict:",
+            "",
+            *[f"- {concern}" for concern in report["critic"]],
+            "",
+        ]
+    if report.get("open_risks"):
+        lines += ["### Open risks", "", *[f"- {risk}" for risk in report["open_risks"]], ""]
+    return lines
+
+
+def _metrics(result: HealResult, report: dict[str, Any]) -> list[str]:
+    metrics = report["metrics"]
+    sandbox = report["sandbox"]
+    return [
+        "### Metrics",
+        "",
+        "| iterations | wall time | test runs | candidates | screening | provider | sandbox |",
+        "|---|---|---|---|---|---|---|",
+        f"| {report['iterations']} | {metrics['wall_s']:.1f}s | {metrics['test_runs']} | "
+        f"{metrics['candidates_tried']} | {metrics['screened_per_s']:.1f}/s ({metrics['screener'] or '—'}) | "
+        f"{report['provider']} | {sandbox['backend']}: {sandbox['isolation']} |",
+        "",
+    ]

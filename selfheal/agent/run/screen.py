@@ -1,0 +1,177 @@
+"""Screening: a fast, approximate look at how a candidate changes a handful of tests.
+
+Two screeners behind one small protocol:
+
+- `ForkScreener` talks to the persistent worker inside the sandbox (pytest started and the tests
+  collected once; one fork per candidate). Tens of candidates per second.
+- `SubprocessScreener` writes the patched files and runs one plain pytest process per candidate.
+  The fallback when the worker cannot start, and the yardstick the benchmark compares against.
+
+Screening only filters. A candidate that screens well is still judged by the verdict, on a clean
+run of the repo's full test command.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from selfheal.agent.run.testrun import RUNS_DIR, RUNTIME_DIR, TestRunner
+from selfheal.sandbox import Channel, Session
+from selfheal.sandbox.exceptions import WorkspaceTrap
+
+PASSING = "passed"
+
+
+@dataclass(frozen=True)
+class ScreenResult:
+    outcomes: dict[str, str] = field(default_factory=dict)
+    messages: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+    duration_s: float = 0.0
+
+    def passed(self, nodeid: str) -> bool:
+        return self.outcomes.get(nodeid) == PASSING
+
+    def failed(self, nodeid: str) -> bool:
+        return self.outcomes.get(nodeid) not in (None, PASSING, "missing", "skipped")
+
+
+class Screener(Protocol):
+    name: str
+
+    def screen(
+        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+    ) -> ScreenResult: ...
+
+    def close(self) -> None: ...
+
+
+class ForkScreener:
+    name = "fork-worker"
+
+    def __init__(self, channel: Channel, base_texts: dict[str, str], collected: list[str]) -> None:
+        self._channel = channel
+        self._base = base_texts
+        self.collected = set(collected)
+        self._next_id = 0
+        self.alive = True
+        self.stderr_tail = ""
+
+    @classmethod
+    def start(
+        cls,
+        session: Session,
+        runner: TestRunner,
+        nodeids: list[str],
+        base_texts: dict[str, str],
+        *,
+        startup_timeout: float,
+    ) -> tuple[ForkScreener | None, str]:
+        """A ready worker, or None and why it could not start."""
+        config = {
+            "root": str(session.root),
+            "pytest_args": list(runner.command.pytest_options),
+            "nodeids": nodeids,
+            "cache_dir": str(session.root / RUNS_DIR / "worker-cache"),
+        }
+        config_rel = f"{RUNS_DIR}/worker.json"
+        session.write_file(config_rel, json.dumps(config), force=True)
+        argv = [
+            runner.python,
+            str(session.root / RUNTIME_DIR / "selfheal_screen_worker.py"),
+            str(session.root / config_rel),
+        ]
+        channel = session.open_channel(argv, env=runner.base_env())
+        line = _next_message(channel, startup_timeout)
+        if line is None or line.get("event") != "ready":
+            stderr = channel.close()
+            detail = (line or {}).get("message") or stderr.strip().splitlines()[-3:]
+            return None, f"screening worker did not start: {detail}"
+        if not line.get("collected"):
+            channel.close()
+            return None, "screening worker collected none of the tests"
+        return cls(channel, base_texts, line["collected"]), "ready"
+
+    def screen(
+        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+    ) -> ScreenResult:
+        if not self.alive:
+            return ScreenResult(error="screening worker is not running")
+        self._next_id += 1
+        request = {
+            "id": self._next_id,
+            "files": {path: {"old": self._base[path], "new": text} for path, text in changes.items()},
+            "tests": tests,
+            "timeout": timeout,
+            "test_timeout": test_timeout,
+        }
+        self._channel.send(json.dumps(request))
+        reply = _next_message(self._channel, timeout + 15)
+        if reply is None or reply.get("id") != self._next_id:
+            self.alive = False
+            self.stderr_tail = self._channel.close()
+            return ScreenResult(error="screening worker stopped answering")
+        outcomes = {n: o["outcome"] for n, o in reply.get("outcomes", {}).items()}
+        messages = {n: o.get("message", "") for n, o in reply.get("outcomes", {}).items()}
+        return ScreenResult(outcomes, messages, reply.get("patch_error"), reply.get("duration", 0.0))
+
+    def close(self) -> None:
+        if self.alive:
+            self._channel.send(json.dumps({"cmd": "quit"}))
+            self.alive = False
+            self.stderr_tail = self._channel.close()
+
+
+def _next_message(channel: Channel, timeout: float) -> dict | None:
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        line = channel.receive(remaining)
+        if line is None:
+            return None
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict):
+            return message
+
+
+class SubprocessScreener:
+    """One fresh pytest process per candidate: slow, simple, and exact."""
+
+    name = "subprocess"
+
+    def __init__(self, session: Session, runner: TestRunner, base_texts: dict[str, str]) -> None:
+        self._session = session
+        self._runner = runner
+        self._base = base_texts
+
+    def screen(
+        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+    ) -> ScreenResult:
+        try:
+            for path, text in changes.items():
+                self._session.write_file(path, text)
+            report, _ = self._runner.run(tests, timeout=timeout, test_timeout=test_timeout)
+        except WorkspaceTrap as exc:
+            return ScreenResult(error=str(exc))
+        finally:
+            for path in changes:
+                self._session.write_file(path, self._base[path], force=True)
+        if not report.outcomes:
+            return ScreenResult(error=report.message or report.status, duration_s=report.duration_s)
+        return ScreenResult(
+            {n: o.outcome for n, o in report.outcomes.items()},
+            {n: o.message for n, o in report.outcomes.items()},
+            None,
+            report.duration_s,
+        )
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,142 @@
+"""Generated tests: rendering, where they go, and the proof run on the base and the patched code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from selfheal.agent.newtests.cases import (
+    FAIL_TO_PASS,
+    GUARD,
+    TestCase,
+    TestFile,
+    check_case_code,
+    merge_imports,
+)
+from selfheal.agent.newtests.proof import TestProver, new_test_path
+from selfheal.agent.run.testcommand import TestCommand
+from selfheal.agent.run.testrun import TestRunner
+from selfheal.agent.run.workspace import Origin, Workspace
+from selfheal.sandbox import LocalSandbox
+
+BASE = "def area(width, height):\n    return width + height\n"
+PATCHED = "def area(width, height):\n    return width * height\n"
+REPO = {
+    "shapes/__init__.py": "",
+    "shapes/core.py": BASE,
+    "tests/test_core.py": "from shapes.core import area\n\n\ndef test_square():\n"
+    "    assert area(2, 2) == 4\n",
+}
+IMPORT = ("from shapes.core import area",)
+
+
+def case(name: str, body: str, origin: str = "qa_adversarial", imports=IMPORT) -> TestCase:
+    return TestCase(name, f"def {name}():\n    {body}\n", origin, reason="why", imports=imports)
+
+
+@pytest.fixture
+def prover(make_repo) -> Iterator[tuple[TestProver, Path]]:
+    workspace = Workspace.create(Origin.inspect(make_repo(REPO)))
+    session = LocalSandbox().start(workspace.root)
+    try:
+        runner = TestRunner(
+            session, TestCommand.parse("python -m pytest", sys.executable, workspace.root), sys.executable,
+            timeout=60, test_timeout=10,
+        )  # fmt: skip
+        yield TestProver(session, runner, workspace.base_text, sys.executable), workspace.root
+    finally:
+        session.close()
+        workspace.cleanup()
+
+
+def test_each_case_gets_its_proof_and_the_workspace_is_left_as_found(prover) -> None:
+    proving, root = prover
+    cases = (
+        case("test_rectangle", "assert area(2, 3) == 6"),  # wrong on base, right on the patch
+        case("test_zero_width", "assert area(0, 0) == 0"),  # right on both
+        case("test_wrong_expectation", "assert area(2, 3) == 7"),  # wrong on both
+        case("test_skips", "pytest.skip('later')"),  # unfit
+        case("test_rectangle", "assert area(1, 1) == 1"),  # a second test of the same name
+    )
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".selfheal" not in str(p)}
+    proven, discarded = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": PATCHED})
+
+    kinds = {p.case.name: (p.kind, p.fails_on_base, p.passes_on_patch) for p in proven}
+    assert kinds == {
+        "test_rectangle": (FAIL_TO_PASS, True, True),
+        "test_zero_width": (GUARD, False, True),
+        "test_wrong_expectation": (None, True, False),
+    }
+    wrong = next(p for p in proven if p.case.name == "test_wrong_expectation")
+    assert wrong.patch_message == "assert 6 == 7"
+    assert [(c.name, why) for c, why in discarded] == [
+        ("test_skips", "test_skips: skip/xfail is not allowed in a generated test"),
+        ("test_rectangle", "test_rectangle: a second test with the same name"),
+    ]
+    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".selfheal" not in str(p)}
+    assert after == before  # no test file left, the source back to its base text
+
+
+def test_a_file_the_patched_code_cannot_import_is_discarded_whole(prover) -> None:
+    proving, _ = prover
+    cases = (case("test_a", "assert area(1, 2) == 2", imports=("from shapes.core import volume",)),)
+    proven, discarded = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": PATCHED})
+    assert proven == []
+    [(dropped, why)] = discarded
+    assert dropped.name == "test_a" and why.startswith("does not run on the patched code")
+
+
+def test_the_rendered_file_reads_like_a_person_wrote_it() -> None:
+    cases = (
+        case("test_one", "assert area(1, 1) == 1", imports=("from shapes.core import area", "import pytest")),
+        case("test_two", "assert area(2, 1) == 2", imports=("from shapes.core import perimeter",)),
+    )
+    text = TestFile("tests/test_gen.py", cases, header="Tests for area.").render({"test_one": "guard"})
+    assert text == (
+        '"""Tests for area."""\n'
+        "import pytest\n"
+        "from shapes.core import area, perimeter\n"
+        "\n\n# guard\ndef test_one():\n    assert area(1, 1) == 1\n"
+        "\n\ndef test_two():\n    assert area(2, 1) == 2\n"
+    )
+    assert merge_imports(["import os", "from a import b as c", "import os", "weird line"]) == [
+        "import os", "from a import b as c", "weird line",
+    ]  # fmt: skip
+
+
+def test_unfit_code_is_named_with_the_reason() -> None:
+    assert check_case_code(case("test_ok", "assert area(1, 1) == 1")) is None
+    assert "not valid Python" in check_case_code(TestCase("test_x", "def test_x(:\n", "embedded"))
+    two = TestCase("test_x", "def test_x():\n    pass\n\n\ndef test_y():\n    pass\n", "embedded")
+    assert "exactly one" in check_case_code(two)
+    other = TestCase("test_x", "def test_y():\n    pass\n", "embedded")
+    assert "is named 'test_y'" in check_case_code(other)
+    hiding = case("test_x", "try:\n        area(1, 1)\n    except Exception:\n        pass")
+    assert "try/except" in check_case_code(hiding)
+    assert "not an import line" in check_case_code(case("test_x", "pass", imports=("os.system('x')",)))
+    with pytest.raises(ValueError, match="not a test function name"):
+        TestCase("check_it", "def check_it():\n    pass\n", "embedded")
+
+
+def test_the_test_file_goes_beside_the_failing_tests_with_a_free_name() -> None:
+    nested = new_test_path("merge", ["tests/unit/test_m.py::test_a"], [])
+    assert nested == "tests/unit/test_selfheal_merge.py"
+    assert new_test_path("Cart.total", [], []) == "tests/test_selfheal_total.py"
+    taken = ["tests/test_selfheal_merge.py", "tests/test_selfheal_merge_2.py"]
+    assert new_test_path("merge", ["tests/test_m.py::t"], taken) == "tests/test_selfheal_merge_3.py"
+
+
+def test_a_shipped_file_runs_green_with_plain_pytest(prover, tmp_path: Path) -> None:
+    proving, root = prover
+    cases = (case("test_rectangle", "assert area(2, 3) == 6"),)
+    proven, _ = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": PATCHED})
+    (root / "shapes" / "core.py").write_text(PATCHED)
+    (root / "tests" / "test_gen.py").write_text(TestFile("tests/test_gen.py", cases).render())
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/test_gen.py"], cwd=root,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stdout
+    assert [p.kind for p in proven] == [FAIL_TO_PASS]
