@@ -26,10 +26,11 @@ from pathlib import Path
 
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
-from selfheal.agent.loop import heal, resolve_python
+from selfheal.agent.loop import heal
 from selfheal.agent.repair.edits import Candidate, apply_edits
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn
+from selfheal.agent.run.interpreter import resolve_python
 from selfheal.agent.run.screen import SubprocessScreener
 from selfheal.agent.run.testcommand import TestCommand
 from selfheal.agent.run.testrun import TestRunner

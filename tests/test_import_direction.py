@@ -1,11 +1,15 @@
 """The import direction of DESIGN.md, checked on the source (not on what happens to be loaded).
 
 sandbox imports nothing of ours; agent never imports bot or action; nothing imports evaluation.
+Inside agent/, the stages come in the order of one heal, and a stage imports only earlier ones
+and the shared modules; no stage imports the loop; and no module of selfheal/ is part of an
+import circle.
 """
 
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,6 +24,10 @@ ALLOWED = {
     "action": {"bot", "agent"},
     "evaluation": {"agent", "sandbox"},
 }
+# agent/'s stages, in the order of one heal (DESIGN.md, "One heal, as data")
+STAGES = ("run", "localize", "repair", "newtests", "model", "report")
+# agent/'s top-level modules every stage may use; the other top-level modules are the loop's
+SHARED = ("config", "exceptions", "events", "verdict")
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -74,8 +82,150 @@ def test_layer_imports_only_what_it_may(path: Path):
 
 
 def test_the_runtime_helpers_import_only_the_standard_library_and_pytest():
-    runtime = PACKAGE / "agent" / "runtime"
-    for path in runtime.glob("selfheal_*.py"):
+    helpers = sorted((PACKAGE / "agent" / "run" / "runtime").glob("selfheal_*.py"))
+    assert [p.name for p in helpers] == ["selfheal_pytest_plugin.py", "selfheal_screen_worker.py"]
+    for path in helpers:
         for module in imported_modules(path):
             top = module.split(".")[0]
             assert top not in ("selfheal", "rich"), f"{path.name} runs in the sandbox: {module}"
+
+
+# -- the module graph --------------------------------------------------------------------------
+
+
+def module_graph(root: Path) -> dict[str, set[str]]:
+    """Every module of the `selfheal` package under `root` -> the modules of it that it imports,
+    anywhere in its file (a function-level import closes a circle as surely as a top-level one).
+    `from a.b import c` imports `a.b`, and `a.b.c` too when that is a module."""
+    names = {}
+    for path in sorted((root / "selfheal").rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                edges |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                edges.add(node.module)
+                edges |= {f"{node.module}.{alias.name}" for alias in node.names}
+        graph[name] = {e for e in edges if e in names and e != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles: strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in sorted(graph[module]):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(found)
+
+
+def room_of(module: str) -> str | None:
+    """A module of agent/ -> its stage, "shared" or "loop"; None outside agent/."""
+    parts = module.split(".")
+    if parts[:2] != ["selfheal", "agent"] or len(parts) < 3:
+        return None
+    if parts[2] in STAGES:
+        return parts[2]
+    return "shared" if parts[2] in SHARED else "loop"
+
+
+def backward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports against the order of the stages, and imports of the loop by anything but the loop."""
+    found = []
+    for module, imported in sorted(graph.items()):
+        room = room_of(module)
+        if room is None:
+            continue
+        for target in sorted(imported):
+            other = room_of(target)
+            if other is None or other == room or other == "shared":
+                continue
+            if other == "loop":
+                found.append(f"{module} ({room}) imports {target}: only the loop imports the loop")
+            elif room in STAGES and STAGES.index(other) > STAGES.index(room):
+                found.append(f"{module} ({room}) imports {target}: {other} is a later stage")
+    return found
+
+
+def test_no_module_of_selfheal_is_in_an_import_circle():
+    assert circles(module_graph(ROOT)) == []
+
+
+def test_every_stage_imports_only_earlier_stages_and_none_the_loop():
+    assert backward_imports(module_graph(ROOT)) == []
+
+
+def test_every_stage_and_the_loop_are_where_the_checks_look():
+    rooms = {room_of(m) for m in module_graph(ROOT)} - {None}
+    assert rooms == {*STAGES, "shared", "loop"}
+    assert {p.name for p in (PACKAGE / "agent").iterdir() if p.is_dir() and p.name != "__pycache__"} == set(
+        STAGES
+    )
+
+
+@pytest.fixture
+def tree_copy(tmp_path) -> Path:
+    """A copy of selfheal/ to add temporary modules to, so the checks are seen to fail."""
+    shutil.copytree(PACKAGE, tmp_path / "selfheal", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_a_temporary_circle_is_found(tree_copy):
+    run = tree_copy / "selfheal" / "agent" / "run"
+    (run / "temp_a.py").write_text("from selfheal.agent.run.temp_b import B\nA = 1\n")
+    # a function-level import closes the circle too
+    (run / "temp_b.py").write_text("def b():\n    from selfheal.agent.run import temp_a\n\n\nB = 2\n")
+    assert circles(module_graph(tree_copy)) == [["selfheal.agent.run.temp_a", "selfheal.agent.run.temp_b"]]
+
+
+def test_a_temporary_circle_through_the_real_modules_is_found(tree_copy):
+    # config reads the model's settings; settings that read the config would close a circle
+    settings = tree_copy / "selfheal" / "agent" / "model" / "llm" / "settings.py"
+    settings.write_text(settings.read_text() + "\nfrom selfheal.agent.config import HealConfig  # noqa\n")
+    found = circles(module_graph(tree_copy))
+    assert len(found) == 1
+    assert {"selfheal.agent.config", "selfheal.agent.model.llm.settings"} <= set(found[0])
+
+
+def test_a_temporary_backward_stage_import_is_found(tree_copy):
+    agent = tree_copy / "selfheal" / "agent"
+    (agent / "run" / "temp_early.py").write_text("from selfheal.agent.repair.search import SearchStrategy\n")
+    (agent / "repair" / "temp_late.py").write_text("import selfheal.agent.report.result\n")
+    (agent / "localize" / "temp_loop.py").write_text("from selfheal.agent.loop import heal\n")
+    (agent / "report" / "temp_fine.py").write_text("from selfheal.agent.run.testrun import TestReport\n")
+    agent_ = "selfheal.agent"
+    assert backward_imports(module_graph(tree_copy)) == [
+        f"{agent_}.localize.temp_loop (localize) imports {agent_}.loop: only the loop imports the loop",
+        f"{agent_}.repair.temp_late (repair) imports {agent_}.report.result: report is a later stage",
+        f"{agent_}.run.temp_early (run) imports {agent_}.repair.search: repair is a later stage",
+    ]

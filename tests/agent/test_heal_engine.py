@@ -244,7 +244,7 @@ def test_module_constants_read_by_a_suspicious_line_are_mutated_too():
 def test_an_edit_no_test_executed_is_screened_with_every_test_of_its_file():
     """`SCALE = {...}` runs at import, so no test covers it: screening a change there with only
     its (no) covering tests would call any candidate that fixes the target plausible."""
-    from selfheal.agent.loop import HealRun
+    from selfheal.agent.rounds import covering_for_lines
     from selfheal.agent.run.junit import TestOutcome
     from selfheal.agent.run.testrun import CoverageMap, TestReport
 
@@ -256,10 +256,10 @@ def test_an_edit_no_test_executed_is_screened_with_every_test_of_its_file():
     })  # fmt: skip
     outcomes = {"t::cm": "failed", "t::km": "passed", "t::other": "passed", "t::failing_too": "failed"}
     baseline = TestReport("ok", 1, {n: TestOutcome(n, o) for n, o in outcomes.items()}, 0.1)
-    assert HealRun._covering_for_lines([("units.py", 1)], coverage, baseline) == ["t::km"]
-    assert HealRun._covering_for_lines([("units.py", 5)], coverage, baseline) == ["t::km"]
-    assert HealRun._covering_for_lines([("other.py", 1)], coverage, baseline) == ["t::other"]
-    assert HealRun._covering_for_lines([("other.py", 9), ("units.py", 1)], coverage, baseline) == [
+    assert covering_for_lines([("units.py", 1)], coverage, baseline) == ["t::km"]
+    assert covering_for_lines([("units.py", 5)], coverage, baseline) == ["t::km"]
+    assert covering_for_lines([("other.py", 1)], coverage, baseline) == ["t::other"]
+    assert covering_for_lines([("other.py", 9), ("units.py", 1)], coverage, baseline) == [
         "t::km",
         "t::other",
     ]
@@ -321,7 +321,7 @@ def test_a_venv_committed_with_the_code_is_not_the_interpreter(make_repo):
     import subprocess
     import sys
 
-    from selfheal.agent.loop import resolve_python
+    from selfheal.agent.run.interpreter import resolve_python
 
     repo = make_repo({"calc.py": "X = 1\n"})
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)

@@ -12,6 +12,7 @@ import pytest
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
 from selfheal.agent.loop import HealRun
+from selfheal.agent.prepare import run_baseline
 from selfheal.agent.repair.edits import Candidate, Edit
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.run.junit import TestOutcome
@@ -70,7 +71,7 @@ def heal_run(repo: Path) -> Iterator[HealRun]:
 
 
 def replace_in(run: HealRun, path: str, old: str, new: str) -> Edit:
-    data = run.base_text(path).encode()
+    data = run.state.base_text(path).encode()
     assert old.encode() in data
     start = data.index(old.encode())
     return Edit(path, start, start + len(old.encode()), new)
@@ -80,13 +81,13 @@ def judge_replacements(repo: Path, *replacements: tuple[str, str, str]) -> tuple
     """Baseline, then the verdict on a hand-written candidate of (path, old, new) replacements,
     through the same real runs a heal makes."""
     with heal_run(repo) as run:
-        baseline, _ = run.run_baseline()
+        baseline, _ = run_baseline(run.state)
         candidate = Candidate(
             edits=tuple(replace_in(run, *r) for r in replacements), family="hand-written",
             description="hand-written candidate", file=replacements[0][0], line=1, function="?",
             score=1.0,
         )  # fmt: skip
-        return baseline, run.validate(candidate, {}, baseline)
+        return baseline, run.rounds.validate(candidate, {}, baseline)
 
 
 @pytest.fixture

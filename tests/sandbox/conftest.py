@@ -22,7 +22,7 @@ import pytest
 
 def interpreter_folders(python: str) -> tuple[Path, ...]:
     """What the sandbox must expose for `python` to run: its environment and the installation
-    behind it (the same rule as selfheal.agent.loop.interpreter_folders, without coverage)."""
+    behind it (the same rule as selfheal.agent.run.interpreter.interpreter_folders, without coverage)."""
     return tuple(sorted({Path(python).parent.parent, Path(os.path.realpath(python)).parent.parent}))
 
 

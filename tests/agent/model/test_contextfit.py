@@ -1,4 +1,4 @@
-"""Fitting texts and conversations into a small model's context window (agent/contextfit.py)."""
+"""Fitting texts and conversations into a small model's context window (agent/model/contextfit.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rolling memory: lessons from a scripted model, or deterministic without one (agent/memory.py)."""
+"""The rolling memory: lessons from a scripted model, or deterministic without one (agent/model/memory.py)."""
 
 from __future__ import annotations
 

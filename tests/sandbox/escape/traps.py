@@ -1,7 +1,7 @@
 """Family `traps`: symlinks, hard links and FIFOs planted where selfheal (on the host) writes or reads.
 
 Where selfheal writes: the generated test file (`tests/test_selfheal_<function>.py`, named in
-agent/testproof.py's new_test_path), the files of its state folder `.selfheal-sandbox/` (JUnit XML,
+agent/newtests/proof.py's new_test_path), the files of its state folder `.selfheal-sandbox/` (JUnit XML,
 coverage JSON and its file list, the runtime helpers), a source file it patches. Where it reads:
 the JUnit XML and the coverage JSON of every run. The targets are the harness's decoys (outside
 the workspace, content known), the 0600 canary file (shaped as JUnit XML whose failure message is

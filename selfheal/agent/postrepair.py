@@ -1,0 +1,317 @@
+"""After a patch meets the verdict: its new tests written and proven, one more round for the
+model's tests that fail on it, and the critic's review.
+
+    AfterRepair(state, rounds).new_tests(targets) -> NewTests     the writers, before any repair
+    .prove_new_tests(new_tests, targets)                          ship what its proof shows
+    .qa_round(...), .critique(...)                                only when a model repairs
+    .record_model(strategy)                                       the model's part, for the report
+
+A step here may replace the patch only with one that meets the verdict too; otherwise the first
+patch stands, and the code is never bent to fit a generated test.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from selfheal.agent.events import Event, stage
+from selfheal.agent.exceptions import ProviderError
+from selfheal.agent.localize.codeindex import CodeBase, CodeIndex, Definition
+from selfheal.agent.model.llm.accounting import BudgetSpent
+from selfheal.agent.model.strategy import ModelStrategy
+from selfheal.agent.newtests.cases import TestFile
+from selfheal.agent.newtests.edgecases.generate import EdgeCaseResult, generate_edge_cases
+from selfheal.agent.newtests.generation import NewTests, TestContext
+from selfheal.agent.newtests.proof import TestProver, remove_file
+from selfheal.agent.repair.strategy import Budget
+from selfheal.agent.report.result import HealResult
+from selfheal.agent.rounds import MAX_VALIDATIONS_PER_ROUND, RepairRounds
+from selfheal.agent.run.screen import Screener, SubprocessScreener
+from selfheal.agent.run.testrun import CoverageMap, TestReport
+from selfheal.agent.run.workspace import WorkspaceError
+from selfheal.agent.state import HealState, restore, snapshot
+from selfheal.agent.verdict import NewTestEvidence, with_new_tests
+from selfheal.sandbox.exceptions import WorkspaceTrap
+
+QA_ROUND_SEARCH = 10  # search candidates after the model's, in the round for failing generated tests
+QA_ROUND_S = 90.0
+MAX_TEST_FILES_READ = 60  # existing test files the edge-case generator reads for input values
+
+
+class AfterRepair:
+    def __init__(self, state: HealState, rounds: RepairRounds) -> None:
+        self.state = state
+        self.rounds = rounds
+
+    def new_tests(self, targets: list[str]) -> NewTests:
+        state = self.state
+        files = sorted({t.split("::", 1)[0] for t in targets})
+        existing = []
+        for path in files[:3]:
+            try:
+                existing.append(f"# {path}\n{state.workspace.base_text(path)}")
+            except (WorkspaceError, UnicodeDecodeError):
+                continue
+        failing = "\n".join(
+            f"{t}: {(state.result.baseline.outcomes[t].message.strip().splitlines() or ['failed'])[0][:200]}"
+            for t in targets[:10]
+        )
+        model = state.model
+        return NewTests(
+            TestProver(state.session, state.runner, state.base_text, state.python),
+            state.events,
+            qa=model.qa if model is not None else None,
+            edge_cases=self.edge_cases,
+            context=TestContext(
+                failing=failing, existing="\n\n".join(existing),
+                issue=str(state.config.extra.get("context") or ""),
+                lessons=model.lessons if model is not None else lambda: "(none yet)",
+            ),
+            existing_files=frozenset(state.workspace.files),
+        )  # fmt: skip
+
+    def test_sources(self, tests: list[str]) -> dict[str, str]:
+        """The source of each test function (its file's text when the function cannot be found)."""
+        found: dict[str, str] = {}
+        for test in tests:
+            path, _, rest = test.partition("::")
+            try:
+                text = self.state.workspace.base_text(path)
+            except (WorkspaceError, UnicodeDecodeError):
+                continue
+            name = rest.split("::")[-1].split("[", 1)[0]
+            definition = next(iter(CodeIndex(CodeBase({path: text})).find(name, file=path)), None)
+            found[test] = (
+                "\n".join(text.splitlines()[definition.line - 1 : definition.end_line])
+                if definition
+                else text
+            )
+        return found
+
+    def edge_cases(
+        self, definition: Definition, module: str, base_text: str, patched_text: str
+    ) -> EdgeCaseResult:
+        """The embedded generator's tests for one changed function (no model)."""
+        state = self.state
+        tests = [p for p in state.workspace.files if _is_test_file(p)][:MAX_TEST_FILES_READ]
+        texts: dict[str, str] = {}
+        for path in tests:
+            try:
+                texts[path] = state.workspace.base_text(path)
+            except (WorkspaceError, UnicodeDecodeError):
+                continue
+        return generate_edge_cases(
+            state.session, state.python, path=definition.file, function=definition.qualname, module=module,
+            base_text=base_text, patched_text=patched_text, existing_tests=texts,
+            source_dirs=state.runner.source_dirs, seed=state.config.seed,
+        )  # fmt: skip
+
+    def prove_new_tests(self, new_tests: NewTests, targets: list[str], reuse: bool = False) -> None:
+        result = self.state.result
+        with stage(self.state.events, "new_tests") as info:
+            generation, files = self._generate(new_tests, targets, reuse)
+            result.tests, result.test_files = generation, files
+            prefix = f"{result.project_dir}/" if result.project_dir else ""
+            evidence = tuple(
+                NewTestEvidence(prefix + p.path, p.case.name, p.fails_on_base, p.passes_on_patch)
+                for p in generation.shipped
+            )
+            assert result.verdict is not None
+            result.verdict = with_new_tests(result.verdict, evidence)
+            info.update(
+                fail_to_pass=sum(e.kind == "fail_to_pass" for e in evidence),
+                guard=sum(e.kind == "guard" for e in evidence),
+                discarded=len(generation.discarded),
+                risks=len(generation.risks),
+            )
+
+    def qa_round(
+        self, baseline: TestReport, coverage: CoverageMap | None, new_tests: NewTests, targets: list[str]
+    ) -> None:
+        """The model's tests that fail on the patch are failures too: one more repair round aims
+        at them, on top of the patch. A patch that makes them pass while every existing test still
+        passes replaces the first; if there is none, the tests are discarded as contradicting the
+        existing tests or asking for more than the bug, and the code is never bent to them."""
+        state, rounds = self.state, self.rounds
+        result, strategy = state.result, state.model
+        failing = [
+            p
+            for p in result.tests.proven
+            if p.kind is None and p.case.origin in ("spec_tests", "qa_adversarial")
+        ]
+        if strategy is None or not failing or not result.verdict.holds:
+            return
+        kept = snapshot(result)
+        files: dict[str, list] = {}
+        for proven in failing:
+            files.setdefault(proven.path, []).append(proven.case)
+        accepted = dict(result.changes)
+        qa_ids = [p.nodeid for p in failing]
+        replaced = False
+        try:
+            for path, cases in files.items():
+                state.session.write_file(path, TestFile(path, tuple(cases)).render())
+            context = rounds.context(qa_ids, accepted, baseline, coverage)
+            context = replace(context, baseline_messages={p.nodeid: p.patch_message for p in failing})
+            screener = SubprocessScreener(state.session, state.runner, state.sources)
+            # small: screening here is a pytest process per candidate, and the round is the model's
+            budget = Budget(
+                strategy.setup.samples + QA_ROUND_SEARCH, min(QA_ROUND_S, state.config.max_minutes * 15)
+            )
+            with stage(
+                state.events, "repair", round="qa", strategy=strategy.name, targets=len(qa_ids)
+            ) as info:
+                outcome = strategy.repair(
+                    context, rounds.screen_fn(screener, baseline, context, accepted, coverage), budget
+                )
+                info.update(
+                    tried=outcome.tried, plausible=len(outcome.plausible), stopped=outcome.stopped_because
+                )
+            result.metrics.candidates_tried += outcome.tried
+            for screening in outcome.plausible[:MAX_VALIDATIONS_PER_ROUND]:
+                verdict = rounds.validate(screening.candidate, accepted, baseline)
+                after = result.after
+                if (
+                    verdict.holds
+                    and after is not None
+                    and all(
+                        after.outcomes.get(t) is not None and after.outcomes[t].outcome == "passed"
+                        for t in qa_ids
+                    )
+                ):
+                    replaced = True
+                    break
+                restore(result, kept)
+        except WorkspaceTrap as exc:
+            result.notes.append(f"the round for the generated tests that failed on the patch stopped: {exc}")
+            restore(result, kept)
+        finally:
+            for path in files:
+                remove_file(state.session, state.python, path)
+        if replaced:
+            self.prove_new_tests(new_tests, targets, reuse=True)
+            if result.verdict is not None and result.verdict.holds:
+                result.iterations += 1
+                result.notes.append(
+                    f"{len(qa_ids)} generated test(s) failed on the first patch; a further repair "
+                    "made them pass"
+                )
+                return
+            restore(result, kept)
+        reason = (
+            "fails on the patched code, and no repair made it pass with every existing test still passing "
+            "within the budget: it may contradict the existing tests or the spec; not shipped, and the "
+            "code was not bent to it"
+        )
+        ids = {id(p.case) for p in failing}
+        result.tests.discarded = [(c, reason if id(c) in ids else why) for c, why in result.tests.discarded]
+
+    def critique(
+        self,
+        screener: Screener,
+        baseline: TestReport,
+        targets: list[str],
+        coverage: CoverageMap | None,
+        new_tests: NewTests,
+    ) -> None:
+        """The critic reviews a patch that meets the verdict. Sent back, the generator gets one more
+        try with the critic's reason; its patch replaces the first only if it meets the verdict
+        too. Otherwise the first ships, with the critic's concerns in the report."""
+        state, rounds = self.state, self.rounds
+        result, strategy = state.result, state.model
+        if strategy is None or strategy.critic is None or not result.verdict.holds:
+            return
+        with stage(state.events, "critic") as info:
+            review = strategy.review(
+                diagnosis=_describe_diagnosis(result), patch=result.patch,
+                failing="\n".join(targets[:10]), new_tests="\n\n".join(result.test_files.values()),
+                lessons=strategy.lessons(),
+            )  # fmt: skip
+            info.update(
+                decision=review.decision if review else "no usable answer",
+                reason=review.reason if review else "",
+                prompt=strategy.setup.prompts.get("critic").trace(),
+            )
+        if review is None or not review.sent_back:
+            return
+        result.critic = [review.reason, *review.concerns]
+        if len(result.fixes) != 1:
+            result.notes.append(
+                "the critic sent the patch back; it was built over several rounds, so it stands"
+            )
+            return
+        kept = snapshot(result)
+        context = rounds.context(targets, {}, baseline, coverage)
+        budget = Budget(1, state.config.max_minutes * 60)  # one answer: the critic's view is advice
+        with stage(state.events, "revise", reason=review.reason[:200]) as info:
+            outcome = strategy.revise(
+                context, rounds.screen_fn(screener, baseline, context, {}, coverage), budget, review
+            )
+            info.update(tried=outcome.tried, plausible=len(outcome.plausible))
+        result.metrics.candidates_tried += outcome.tried
+        for screening in outcome.plausible[:1]:
+            result.fixes = ()
+            if rounds.validate(screening.candidate, {}, baseline).holds:
+                self.prove_new_tests(new_tests, targets, reuse=True)
+                if result.verdict is not None and result.verdict.holds:
+                    result.notes.append(
+                        f"the critic sent the first patch back ({review.reason}); this one replaced it"
+                    )
+                    result.critic = []
+                    return
+        restore(result, kept)
+        result.notes.append(
+            "the critic sent the patch back, and no other patch met the verdict: it ships with the "
+            "critic's concerns listed; review it closely"
+        )
+
+    def _generate(self, new_tests: NewTests, targets: list[str], reuse: bool = False):
+        result = self.state.result
+        patch = (result.changes, result.base_texts, result.fixes)
+        if reuse:
+            return new_tests.for_patch(*patch, targets, reuse=True)
+        try:
+            return new_tests.for_patch(*patch, targets)
+        except (BudgetSpent, ProviderError) as exc:
+            # the model ran out while writing tests: prove what the other writers found
+            self.state.model_stopped(exc)
+            new_tests.qa = None
+            return new_tests.for_patch(*patch, targets)
+
+    def record_model(self, strategy: ModelStrategy) -> None:
+        """The model's part, for the report, the trace and the metrics."""
+        state = self.state
+        usage = strategy.usage
+        metrics = state.result.metrics
+        metrics.tokens_in, metrics.tokens_out, metrics.cost_usd = (
+            usage.tokens_in,
+            usage.tokens_out,
+            usage.cost_usd,
+        )
+        log = strategy.generator.log
+        now = time.time()
+        state.events.emit(Event("generator", now, now, {
+            "answers": log.answers, "not_applied": log.not_applied, "screened": log.screened,
+            "degraded": log.not_applied, "tokens_in": log.usage.tokens_in, "tokens_out": log.usage.tokens_out,
+            "cost_usd": log.usage.cost_usd, "tool_calls": strategy.tool_calls,
+            "prompt": strategy.setup.prompts.get("generator").trace(),
+            "model_stopped": strategy.stopped_because,
+        }))  # fmt: skip
+        if strategy.qa.log.records:
+            state.events.emit(Event("qa", now, now, strategy.qa.log.trace()))
+        confident = [d.diagnosis for d in strategy.diagnoses if d.diagnosis is not None]
+        if confident:
+            state.result.model_diagnosis = confident[-1]
+
+
+def _is_test_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _describe_diagnosis(result: HealResult) -> str:
+    model = result.model_diagnosis
+    if model is not None:
+        return f"{model.root_cause}\nLocation: {model.file}:{model.line} in {model.function}"
+    return "\n".join(f"{f.file}:{f.line} in {f.function}: {f.description}" for f in result.fixes)

@@ -1,0 +1,150 @@
+"""Before the repair: the interpreter checked, the baseline run, the flake check, localization,
+the screening worker, and the model's strategy when a model repairs.
+
+Each step reads and writes the `HealState` it is given; none decides the heal's status.
+"""
+
+from __future__ import annotations
+
+from selfheal.agent.events import stage
+from selfheal.agent.exceptions import InterpreterError, TestCommandError
+from selfheal.agent.localize.codeindex import CodeBase
+from selfheal.agent.localize.spectrum import Localization, localize
+from selfheal.agent.model.history import History
+from selfheal.agent.model.strategy import ModelSetup, ModelStrategy
+from selfheal.agent.model.toolbox import Toolbox
+from selfheal.agent.model.tools import debugger_toolbox
+from selfheal.agent.repair.strategy import RepairContext
+from selfheal.agent.rounds import covering_for_lines, screen_timeout
+from selfheal.agent.run.screen import ForkScreener, Screener, SubprocessScreener
+from selfheal.agent.run.testrun import NOT_FOUND, CoverageMap, TestReport
+from selfheal.agent.state import HealState
+
+WORKER_COLLECT_LIMIT = 400
+
+
+def check_interpreter(state: HealState) -> None:
+    probe = state.session.run(
+        [state.python, "-c", "import sys, pytest; print(sys.version.split()[0], pytest.__version__)"],
+        timeout=60,
+    )
+    if probe.returncode == 127:
+        said = probe.stderr.strip().splitlines()
+        detail = f" ({said[-1]})" if said and "permission denied" in said[-1] else ""
+        raise InterpreterError(f"Python interpreter not found: {state.python}{detail}")
+    if not probe.ok:
+        said = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else probe.returncode
+        raise InterpreterError(
+            f"{state.python} cannot import pytest; install pytest for it or pass --python (it said: {said})"
+        )
+
+
+def run_baseline(state: HealState) -> tuple[TestReport, CoverageMap | None]:
+    with stage(state.events, "baseline", command=state.config.test_command) as info:
+        baseline, coverage = state.runner.run(coverage_files=sorted(state.sources))
+        info.update(
+            status=baseline.status,
+            failed=len(baseline.failing),
+            passed=len(baseline.passing),
+            coverage=coverage is not None,
+        )
+    state.result.metrics.baseline_s = baseline.duration_s
+    if baseline.status == NOT_FOUND:
+        # "selfheal: command not found: X" -> "test command not found: X"
+        raise TestCommandError(f"test {baseline.message.removeprefix('selfheal: ')}")
+    return baseline, coverage
+
+
+def flake_check(state: HealState, baseline: TestReport) -> tuple[str, ...]:
+    flaky: set[str] = set()
+    with stage(state.events, "flake_check", reruns=state.config.flake_reruns) as info:
+        remaining = list(baseline.failing)
+        for _ in range(state.config.flake_reruns):
+            rerun, _ = state.runner.run(remaining)
+            if not rerun.ran:
+                break
+            newly = {t for t in remaining if rerun.outcomes.get(t) and not rerun.outcomes[t].failing}
+            flaky |= newly
+            remaining = [t for t in remaining if t not in newly]
+        info.update(flaky=sorted(flaky))
+    return tuple(sorted(flaky))
+
+
+def localize_failures(
+    state: HealState, baseline: TestReport, targets: list[str], coverage: CoverageMap | None
+) -> Localization:
+    with stage(state.events, "localize") as info:
+        found = localize(
+            failing=targets,
+            passing=baseline.passing,
+            outcomes=baseline.outcomes,
+            coverage=coverage,
+            sources=state.sources,
+            root=str(state.session.root),
+        )
+        info.update(
+            lines=len(found.lines),
+            coverage=found.had_coverage,
+            top=[f"{s.file}:{s.line}" for s in found.lines[:5]],
+            targets=[f"{t.file}::{t.function}" for t in found.targets[:5]],
+        )
+    return found
+
+
+def start_screener(
+    state: HealState, baseline: TestReport, targets: list[str], coverage: CoverageMap | None
+) -> Screener:
+    """The fork worker when it agrees with the baseline run on the tests it collected, else a
+    pytest process per candidate."""
+    covering = covering_for_lines(
+        [(s.file, s.line) for s in state.result.localization.top_lines()], coverage, baseline
+    )
+    collect = list(dict.fromkeys([*targets, *covering]))[:WORKER_COLLECT_LIMIT]
+    with stage(state.events, "screening_worker", tests=len(collect)) as info:
+        worker, why = ForkScreener.start(
+            state.session, state.runner, collect, state.sources, startup_timeout=state.config.timeout
+        )
+        if worker is not None:
+            sanity = worker.screen(
+                {}, collect, timeout=screen_timeout(state.config.test_timeout, collect, baseline)
+            )
+            mismatch = [
+                t
+                for t in collect
+                if (sanity.outcomes.get(t) not in (None, "missing") or t in targets)
+                and (sanity.passed(t) != (t not in targets))
+            ]
+            if sanity.error or mismatch:
+                why = (
+                    f"screening worker disagrees with the real run on {mismatch[:3]}"
+                    if mismatch
+                    else f"screening worker failed: {sanity.error}"
+                )
+                worker.close()
+                worker = None
+            else:
+                state.baseline_messages = sanity.messages
+        info.update(screener="fork-worker" if worker else "subprocess", note=why)
+    if worker is None:
+        state.result.notes.append(f"{why}; screening with one pytest process per candidate")
+        # plain pytest runs report failures the way the baseline run did
+        state.baseline_messages = {t: baseline.outcomes[t].message for t in targets}
+        return SubprocessScreener(state.session, state.runner, state.sources)
+    return worker
+
+
+def model_strategy(state: HealState, model: ModelSetup) -> ModelStrategy:
+    localization = state.result.localization
+    assert localization is not None
+
+    def toolbox_for(context: RepairContext) -> Toolbox:
+        return debugger_toolbox(
+            session=state.session, runner=state.runner,
+            codebase=CodeBase.from_workspace(state.workspace, context.sources),
+            localization=localization, history=History(), python=state.python,
+        )  # fmt: skip
+
+    return ModelStrategy(
+        model, toolbox_for, known_files=frozenset(state.sources), protected=state.config.protected,
+        events=state.events,
+    )  # fmt: skip

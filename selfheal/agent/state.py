@@ -1,0 +1,81 @@
+"""What the steps of one heal share: its inputs, its sandbox session, and the result being built.
+
+`HealState` is made once by `loop.HealRun` and handed to the steps before the repair (`prepare`),
+the repair rounds (`rounds`) and the steps after it (`postrepair`); each step writes what it
+found into `result`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from selfheal.agent.config import HealConfig
+from selfheal.agent.events import EventSink
+from selfheal.agent.exceptions import ProviderError
+from selfheal.agent.model.llm.accounting import BudgetSpent
+from selfheal.agent.model.strategy import ModelStrategy
+from selfheal.agent.repair.edits import Candidate
+from selfheal.agent.repair.strategy import RepairStrategy
+from selfheal.agent.report.result import HealResult
+from selfheal.agent.run.testrun import TestRunner
+from selfheal.agent.run.workspace import Workspace
+from selfheal.sandbox import Session
+
+
+@dataclass
+class HealState:
+    config: HealConfig
+    workspace: Workspace
+    session: Session
+    events: EventSink
+    python: str
+    runner: TestRunner
+    sources: dict[str, str]  # the project's source files as they were, path -> text
+    result: HealResult
+    strategy: RepairStrategy
+    # failure messages of the target tests as the screener reports them, for the model's context
+    baseline_messages: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def model(self) -> ModelStrategy | None:
+        """The model's strategy, when a model repairs."""
+        return self.strategy if isinstance(self.strategy, ModelStrategy) else None
+
+    def base_text(self, path: str) -> str:
+        """Base version of any file of the workspace (a candidate may touch non-source files)."""
+        return self.sources[path] if path in self.sources else self.workspace.base_text(path)
+
+    def base_texts_of(self, candidate: Candidate) -> dict[str, str]:
+        return {**self.sources, **{e.file: self.base_text(e.file) for e in candidate.edits}}
+
+    def model_step(self, step: Callable[[], object]) -> None:
+        """A model step outside the repair strategy: a spent budget or a provider failure ends the
+        model's part with the reason, never the heal."""
+        try:
+            step()
+        except (BudgetSpent, ProviderError) as exc:
+            self.model_stopped(exc)
+
+    def model_stopped(self, exc: Exception) -> None:
+        if self.model is not None and not self.model.stopped_because:
+            self.model.stopped_because = f"model stopped: {exc}"
+
+    def finish(self, status: str, *, error: str | None = None) -> HealResult:
+        self.result.status = status
+        self.result.error = error
+        self.result.metrics.test_runs = self.runner.runs
+        return self.result
+
+
+_KEPT = ("verdict", "after", "changes", "base_texts", "patch", "fixes", "tests", "test_files")
+
+
+def snapshot(result: HealResult) -> dict:
+    """The parts of a result a tried patch changes, to put back when it does not stand."""
+    return {name: getattr(result, name) for name in _KEPT}
+
+
+def restore(result: HealResult, kept: dict) -> None:
+    for name, value in kept.items():
+        setattr(result, name, value)
