@@ -1,35 +1,4 @@
-"""A model's code edits -> `Edit`s (byte spans over the original sources), or feedback for it.
-
-The answer is plain text, so code is never JSON-escaped. Two kinds of block:
-
-    pkg/module.py
-    <<<<<<< SEARCH
-    lines copied from the file
-    =======
-    the lines that replace them
-    >>>>>>> REPLACE
-
-    pkg/module.py
-    <<<<<<< FUNCTION Class.method
-    def method(self, x):
-        return x + 1
-    >>>>>>> REPLACE
-
-Syntax accepted:
-
-- The path is the last non-blank line before the opening marker; surrounding backticks, `*`,
-  quotes, a leading `#`/`File:`/`Path:` and a trailing `:` are stripped. A block right after
-  another (no line between them but blanks and fences) edits the same file. Lines that open or
-  close a ``` fence are ignored outside blocks (a block may sit in a fence, the path before it).
-- Markers are 5 to 9 `<`, `=` or `>` at the start of a line followed by the keyword (SEARCH,
-  FUNCTION, REPLACE; any case). The first divider line of `=` after SEARCH ends the search text.
-  The closing line of a FUNCTION block may say REPLACE, FUNCTION or END.
-- FUNCTION names a function: `name` (module level, else the only function of that name),
-  `Class.method`, or `outer.inner` / `outer.<locals>.inner`. Its code must define exactly that one
-  function; it replaces the function's lines. Code that starts with decorators replaces the old
-  decorators too; code without decorators keeps the old ones. It is re-indented to the old `def`.
-- The whole answer may instead be JSON: `{"file", "function", "code"}`, `{"file", "search",
-  "replace"}`, a list of those, or `{"edits": [...]}`. Any other prose outside blocks is ignored.
+"""Where one edit block lands in one file: graded SEARCH matching, whole-function replacement.
 
 Matching, graded, each SEARCH against the ORIGINAL file (not against earlier blocks' results):
 `exact` (whole lines, any line ending), `trailing_whitespace`, `indentation` (the block is
@@ -37,27 +6,22 @@ uniformly shifted; its replacement is shifted by the same amount), `blank_lines`
 trailing blank lines of SEARCH trimmed, then the tolerant levels again). A SEARCH that matches more
 than once at the first level that finds it is refused with the line numbers.
 
-Everything is a dry run first: every block must apply, no two may overlap, every changed Python
-file must still parse, and no protected file (tests, conftest.py, CI: the `protected` globs) nor
-protected setting may change; otherwise no edit is returned and `EditResult.feedback()` tells the
-model, block by block, what failed (for a missing SEARCH, the nearest lines of the file with line
-numbers).
+A FUNCTION block replaces the function it names, found by its name as localization writes it
+(editblocks.py says what the block may contain). A block that cannot land raises `Refused`, with
+a message for the model: for a missing SEARCH, the nearest lines of the file with line numbers.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
-import json
-import re
 import textwrap
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from selfheal.agent.config import DEFAULT_PROTECTED
-from selfheal.agent.localize.spectrum import FunctionIndex, matches_any
-from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
-from selfheal.agent.verdict import protected_changes
+from selfheal.agent.localize.spectrum import FunctionIndex
+from selfheal.agent.model.editblocks import Block, FunctionReplacement, SearchReplace
+from selfheal.agent.repair.edits import Edit
 
 EXACT, TRAILING_WHITESPACE, INDENTATION, BLANK_LINES, FUNCTION = (
     "exact",
@@ -66,38 +30,7 @@ EXACT, TRAILING_WHITESPACE, INDENTATION, BLANK_LINES, FUNCTION = (
     "blank_lines",
     "function",
 )
-FORMAT_REMINDER = (
-    "Format: the file path on its own line, then\n<<<<<<< SEARCH\n(lines copied exactly from the file)\n"
-    "=======\n(the new lines)\n>>>>>>> REPLACE\n"
-    "or, to replace a whole function,\n<<<<<<< FUNCTION name_or_Class.method\n(the complete new def)\n"
-    ">>>>>>> REPLACE"
-)
 NEAREST_MAX_LINES = 12
-
-
-@dataclass(frozen=True)
-class SearchReplace:
-    file: str
-    search: str
-    replace: str
-    origin: int = 0  # line of the answer where the block starts (1-based; 0 = not from text)
-
-
-@dataclass(frozen=True)
-class FunctionReplacement:
-    file: str
-    function: str  # "name", "Class.method", "outer.inner"
-    code: str
-    origin: int = 0
-
-
-Block = SearchReplace | FunctionReplacement
-
-
-@dataclass(frozen=True)
-class ParsedBlocks:
-    blocks: tuple[Block, ...]
-    problems: tuple[str, ...] = ()  # malformed blocks, in the model's terms
 
 
 @dataclass(frozen=True)
@@ -112,192 +45,7 @@ class Applied:
     function: str  # the enclosing function there, as localization names it
 
 
-@dataclass(frozen=True)
-class EditResult:
-    edits: tuple[Edit, ...]  # empty unless every block applied (all or nothing)
-    applied: tuple[Applied, ...] = ()
-    problems: tuple[str, ...] = ()
-    changed: dict[str, str] = field(default_factory=dict, compare=False)  # new texts, when ok
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems and bool(self.edits)
-
-    def feedback(self) -> str:
-        """What to tell the model when not ok: every problem, then the format reminder."""
-        if self.ok:
-            return ""
-        return (
-            "Your edits were not applied (nothing was changed):\n"
-            + "\n".join(f"- {p}" for p in self.problems)
-            + "\n"
-            + FORMAT_REMINDER
-        )
-
-    def candidate(self, description: str, *, score: float = 1.0, strategy: str = "generator") -> Candidate:
-        """These edits as a repair candidate (only when ok)."""
-        if not self.ok:
-            raise ValueError("no candidate from edits that did not apply")
-        first = next(a for a in self.applied if a.edit is not None)
-        return Candidate(
-            edits=self.edits,
-            family="llm_function" if first.match == FUNCTION else "llm_edit",
-            description=description,
-            file=first.file,
-            line=first.line,
-            function=first.function,
-            score=score,
-            strategy=strategy,
-        )
-
-
-# -- parsing ----------------------------------------------------------------------------------
-
-_OPEN = re.compile(r"^\s*<{5,9}\s*(SEARCH|FUNCTION)\b[ \t]*(.*?)\s*$", re.IGNORECASE)
-_DIVIDER = re.compile(r"^\s*={5,9}\s*$")
-_CLOSE = re.compile(r"^\s*>{5,9}\s*(REPLACE|FUNCTION|END)?\s*$", re.IGNORECASE)
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_PATH_NOISE = re.compile(r"^(?:#+\s*|(?:file|path)\s*:\s*)", re.IGNORECASE)
-
-
-def parse_blocks(text: str) -> ParsedBlocks:
-    """The blocks of an answer (see the module doc); malformed ones become problems."""
-    text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
-    blocks: list[Block] = []
-    problems: list[str] = []
-    path_line: str | None = None
-    previous_path = ""
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        opened = _OPEN.match(line)
-        if not opened:
-            if (
-                line.strip()
-                and not _FENCE.match(line)
-                and not _CLOSE.match(line)
-                and not _DIVIDER.match(line)
-            ):
-                path_line = line
-            index += 1
-            continue
-        number = len(blocks) + len(problems) + 1
-        kind, argument = opened.group(1).upper(), opened.group(2)
-        path = _clean_path(path_line) if path_line is not None else previous_path
-        previous_path = path
-        start = index
-        index += 1
-        if kind == "SEARCH":
-            search, divider, replace, closed = [], False, [], False
-            while index < len(lines):
-                if _CLOSE.match(lines[index]) and divider:
-                    closed = True
-                    break
-                if _OPEN.match(lines[index]):
-                    break
-                if not divider and _DIVIDER.match(lines[index]):
-                    divider = True
-                elif divider:
-                    replace.append(lines[index])
-                else:
-                    search.append(lines[index])
-                index += 1
-            where = f"block {number} (line {start + 1} of your answer)"
-            if not divider:
-                problems.append(f"{where}: no ======= line after <<<<<<< SEARCH")
-            elif not closed:
-                problems.append(f"{where}: no >>>>>>> REPLACE line (was the answer cut off?)")
-            elif not path:
-                problems.append(f"{where}: no file path on the line before <<<<<<< SEARCH")
-            else:
-                blocks.append(SearchReplace(path, "\n".join(search), "\n".join(replace), start + 1))
-        else:
-            code, closed = [], False
-            while index < len(lines):
-                if _CLOSE.match(lines[index]):
-                    closed = True
-                    break
-                if _OPEN.match(lines[index]):
-                    break
-                code.append(lines[index])
-                index += 1
-            where = f"block {number} (line {start + 1} of your answer)"
-            if not closed:
-                problems.append(
-                    f"{where}: no >>>>>>> REPLACE line after the function (was the answer cut off?)"
-                )
-            elif not argument.strip():
-                problems.append(f"{where}: name the function: <<<<<<< FUNCTION name_or_Class.method")
-            elif not path:
-                problems.append(f"{where}: no file path on the line before <<<<<<< FUNCTION")
-            else:
-                blocks.append(
-                    FunctionReplacement(path, argument.strip().strip("`"), "\n".join(code), start + 1)
-                )
-        index += 1
-        path_line = None
-    if not blocks and not problems:
-        return _parse_json_blocks(text)
-    return ParsedBlocks(tuple(blocks), tuple(problems))
-
-
-def _clean_path(line: str) -> str:
-    path = line.strip().strip("*`'\"").strip()
-    path = _PATH_NOISE.sub("", path).strip().strip("*`'\"").rstrip(":").strip()
-    return path
-
-
-def _parse_json_blocks(text: str) -> ParsedBlocks:
-    body = text.strip()
-    fenced = re.search(r"```[a-zA-Z]*\n(.*?)```", body, re.DOTALL)
-    if fenced:
-        body = fenced.group(1).strip()
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError:
-        return ParsedBlocks((), ("no edit blocks found in your answer",))
-    if isinstance(data, dict) and isinstance(data.get("edits"), list):
-        data = data["edits"]
-    items = data if isinstance(data, list) else [data]
-    blocks: list[Block] = []
-    problems: list[str] = []
-    for number, item in enumerate(items, 1):
-        try:
-            blocks.append(block_from_dict(item))
-        except ValueError as exc:
-            problems.append(f"edit {number}: {exc}")
-    return ParsedBlocks(tuple(blocks), tuple(problems))
-
-
-def blocks_as_value(blocks: Iterable[Block]) -> dict[str, list[dict[str, str]]]:
-    """Blocks as the JSON value the generator prompt's schema describes (for checks and traces)."""
-    edits = []
-    for block in blocks:
-        if isinstance(block, SearchReplace):
-            edits.append({"file": block.file, "search": block.search, "replace": block.replace})
-        else:
-            edits.append({"file": block.file, "function": block.function, "code": block.code})
-    return {"edits": edits}
-
-
-def block_from_dict(data: object) -> Block:
-    """`{"file", "function", "code"}` or `{"file", "search", "replace"}` as a block."""
-    if not isinstance(data, dict) or not isinstance(data.get("file"), str):
-        raise ValueError(
-            'expected an object with "file" and either "function" and "code" or "search" and "replace"'
-        )
-    if isinstance(data.get("function"), str) and isinstance(data.get("code"), str):
-        return FunctionReplacement(data["file"], data["function"], data["code"])
-    if isinstance(data.get("search"), str) and isinstance(data.get("replace"), str):
-        return SearchReplace(data["file"], data["search"], data["replace"])
-    raise ValueError(f'{data["file"]}: needs "function" and "code", or "search" and "replace" (strings)')
-
-
-# -- applying ---------------------------------------------------------------------------------
-
-
-class _Lines:
+class FileLines:
     """A file as lines (split at "\\n" only, as the AST counts them) with byte offsets."""
 
     def __init__(self, text: str) -> None:
@@ -341,102 +89,8 @@ class _Lines:
         return out
 
 
-class _Refused(Exception):
+class Refused(Exception):
     """One block cannot apply; the message is for the model."""
-
-
-def apply_blocks(
-    blocks: Iterable[Block],
-    sources: dict[str, str],
-    *,
-    protected: tuple[str, ...] = DEFAULT_PROTECTED,
-) -> EditResult:
-    """Dry-run every block against `sources` ({path: text}); all apply or none (see the module doc)."""
-    blocks = tuple(blocks)
-    if not blocks:
-        return EditResult((), problems=("no edit blocks found in your answer",))
-    files: dict[str, _Lines] = {}
-    applied: list[Applied] = []
-    problems: list[str] = []
-    for number, block in enumerate(blocks, 1):
-        where = f"block {number}" + (f" (line {block.origin} of your answer)" if block.origin else "")
-        try:
-            path = _resolve(block.file, sources, protected)
-            lines = files.setdefault(path, _Lines(sources[path]))
-            if isinstance(block, SearchReplace):
-                applied.append(_apply_search(block, path, lines))
-            else:
-                applied.append(_apply_function(block, path, lines))
-        except _Refused as exc:
-            problems.append(f"{where}: {exc}")
-    if problems:
-        return EditResult((), tuple(applied), tuple(problems))
-
-    problems += _overlaps(applied)
-    edits = tuple(a.edit for a in applied if a.edit is not None)
-    if not problems and not edits:
-        problems.append("the edits change nothing: every REPLACE equals its SEARCH")
-    if problems:
-        return EditResult((), tuple(applied), tuple(problems))
-    changed = apply_edits(sources, edits)
-    for path, text in sorted(changed.items()):
-        if path.endswith(".py"):
-            try:
-                ast.parse(text)
-            except SyntaxError as exc:
-                at = _Lines(text)
-                line = at.lines[exc.lineno - 1].strip() if exc.lineno and exc.lineno <= len(at.lines) else ""
-                problems.append(
-                    f"{path} would not parse after your edits: {exc.msg} at line {exc.lineno}: {line!r}"
-                )
-    problems += [f"refused: {p}" for p in protected_changes(changed, sources, protected)]
-    if problems:
-        return EditResult((), tuple(applied), tuple(problems))
-    return EditResult(edits, tuple(applied), (), changed)
-
-
-def edits_from_answer(
-    text: str, sources: dict[str, str], *, protected: tuple[str, ...] = DEFAULT_PROTECTED
-) -> EditResult:
-    """Parse an answer and apply its blocks; malformed blocks fail the whole answer."""
-    parsed = parse_blocks(text)
-    if parsed.problems:
-        return EditResult((), problems=parsed.problems)
-    return apply_blocks(parsed.blocks, sources, protected=protected)
-
-
-def _resolve(raw: str, sources: dict[str, str], protected: tuple[str, ...]) -> str:
-    path = raw.strip().replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
-    _refuse_protected(path, protected)
-    if path in sources:
-        return path
-    suffix = [s for s in sources if s.endswith("/" + path) or path.endswith("/" + s)]
-    if len(suffix) == 1:
-        _refuse_protected(suffix[0], protected)
-        return suffix[0]
-    names = sorted(sources)
-    close = difflib.get_close_matches(path, names, n=5, cutoff=0.5)
-    base = path.rsplit("/", 1)[-1]
-    close += [s for s in names if s.rsplit("/", 1)[-1] == base and s not in close]
-    hint = (
-        f" Close names: {', '.join(close[:6])}."
-        if close
-        else f" Files you may edit: {', '.join(names[:10])}."
-    )
-    if len(suffix) > 1:
-        hint = f" It could be any of: {', '.join(suffix[:6])}; give the full path."
-    raise _Refused(f"{path} is not one of the source files.{hint}")
-
-
-def _refuse_protected(path: str, protected: tuple[str, ...]) -> None:
-    glob = next((glob for glob in protected if matches_any(path, (glob,))), None)
-    if glob is not None:
-        raise _Refused(
-            f"refused: {path} is protected (matches {glob!r}). Tests, conftest.py, test "
-            "configuration and CI files are never edited; change the code under test instead."
-        )
 
 
 # -- SEARCH/REPLACE ---------------------------------------------------------------------------
@@ -449,18 +103,19 @@ def _split(text: str) -> list[str]:
     return lines
 
 
-def _apply_search(block: SearchReplace, path: str, lines: _Lines) -> Applied:
+def apply_search(block: SearchReplace, path: str, lines: FileLines) -> Applied:
+    """The one place of `lines` that SEARCH matches, at the first level that matches anything."""
     search, replace = _split(block.search), _split(block.replace)
     if not any(line.strip() for line in search):
-        raise _Refused(f"{path}: SEARCH is empty; copy the lines to change from the file into it")
+        raise Refused(f"{path}: SEARCH is empty; copy the lines to change from the file into it")
     found = _match(lines.lines, search, replace)
     if found is None:
-        raise _Refused(_not_found(path, lines, search))
+        raise Refused(_not_found(path, lines, search))
     level, starts, count, new_lines = found
     if len(starts) > 1:
         places = " and ".join(_lines_label(s, count) for s in starts[:2])
         more = f" (and {len(starts) - 2} more)" if len(starts) > 2 else ""
-        raise _Refused(
+        raise Refused(
             f"{path}: SEARCH matches {len(starts)} places, {places}{more}; "
             "add lines around it so it matches exactly one"
         )
@@ -586,7 +241,7 @@ def _trim_same(lines: list[str], lead: int, trail: int) -> list[str]:
     return lines[start:end]
 
 
-def _not_found(path: str, lines: _Lines, search: list[str]) -> str:
+def _not_found(path: str, lines: FileLines, search: list[str]) -> str:
     message = f"SEARCH text not found in {path}."
     nearest = _nearest(lines.lines, search)
     if nearest is None:
@@ -636,33 +291,34 @@ def _nearest(file_lines: list[str], search: list[str]) -> tuple[int, int, float]
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def _apply_function(block: FunctionReplacement, path: str, lines: _Lines) -> Applied:
+def apply_function(block: FunctionReplacement, path: str, lines: FileLines) -> Applied:
+    """The code in place of the function it names, re-indented to that function's `def`."""
     try:
         tree = ast.parse(lines.text)
     except SyntaxError as exc:
-        raise _Refused(f"{path} does not parse ({exc.msg}, line {exc.lineno}); use SEARCH/REPLACE") from None
+        raise Refused(f"{path} does not parse ({exc.msg}, line {exc.lineno}); use SEARCH/REPLACE") from None
     node, qualname = _find_function(tree, block.function, path)
     code_lines, _, _ = _trim_blank(textwrap.dedent(block.code.replace("\r\n", "\n")).split("\n"))
     try:
         new_tree = ast.parse("\n".join(code_lines))
     except SyntaxError as exc:
-        raise _Refused(
+        raise Refused(
             f"the code for {block.function} in {path} does not parse: {exc.msg} at its line {exc.lineno}"
         ) from None
     wanted = qualname.rsplit(".", 1)[-1]
     defs = new_tree.body
     if len(defs) != 1 or not isinstance(defs[0], _FunctionNode):
-        raise _Refused(
+        raise Refused(
             f"the code for {block.function} in {path} must be exactly one def (of {wanted}), "
             "nothing before or after it; use SEARCH/REPLACE blocks for other changes"
         )
     if defs[0].name != wanted:
-        raise _Refused(f"the code for {block.function} in {path} defines {defs[0].name}, not {wanted}")
+        raise Refused(f"the code for {block.function} in {path} defines {defs[0].name}, not {wanted}")
     def_line = node.lineno - 1
     first = node.decorator_list[0].lineno - 1 if node.decorator_list and defs[0].decorator_list else def_line
     indent = _indent(lines.lines[def_line])
     if lines.lines[def_line][len(indent) :].split(None, 1)[0] not in ("def", "async"):
-        raise _Refused(f"{qualname} in {path} does not start its own line; use SEARCH/REPLACE")
+        raise Refused(f"{qualname} in {path} does not start its own line; use SEARCH/REPLACE")
     count = (node.end_lineno or node.lineno) - first
     new_lines = [indent + line if line.strip() else "" for line in code_lines]
     start, end = lines.span(first, count)
@@ -701,21 +357,8 @@ def _find_function(tree: ast.AST, name: str, path: str) -> tuple[_FunctionNode, 
         return exact[0][1], exact[0][0]
     if len(exact) > 1:
         places = ", ".join(f"{qualname} (line {node.lineno})" for qualname, node in exact[:4])
-        raise _Refused(f"{path}: {name} names more than one function: {places}; use SEARCH/REPLACE")
+        raise Refused(f"{path}: {name} names more than one function: {places}; use SEARCH/REPLACE")
     names = [short for short, _, _ in plain]
     close = difflib.get_close_matches(wanted, names, n=5, cutoff=0.4)
     hint = f" Close names: {', '.join(close)}." if close else f" Functions there: {', '.join(names[:12])}."
-    raise _Refused(f"{path} has no function {name}.{hint}")
-
-
-def _overlaps(applied: list[Applied]) -> list[str]:
-    problems = []
-    spans = [(i, a) for i, a in enumerate(applied, 1) if a.edit is not None]
-    for position, (i, a) in enumerate(spans):
-        for j, b in spans[position + 1 :]:
-            if a.edit.overlaps(b.edit):
-                problems.append(
-                    f"blocks {i} and {j} change overlapping lines of {a.file} (from line {a.line} and "
-                    f"line {b.line}); merge them into one block"
-                )
-    return problems
+    raise Refused(f"{path} has no function {name}.{hint}")
