@@ -15,8 +15,7 @@ from selfheal.agent.localize.codeindex import CodeBase, CodeIndex
 from selfheal.agent.localize.spectrum import Localization, SuspiciousLine, Target, localize, source_files
 from selfheal.agent.model.history import Attempt, History
 from selfheal.agent.model.llm.base import ToolCall, ToolSpec
-from selfheal.agent.model.toolbox import Observation, Toolbox, cap_text
-from selfheal.agent.model.tools import (
+from selfheal.agent.model.readtools import (
     DiffIterations,
     InspectFunction,
     ReadFile,
@@ -28,6 +27,7 @@ from selfheal.agent.model.tools import (
     confine_path,
     debugger_toolbox,
 )
+from selfheal.agent.model.toolbox import Observation, Toolbox, cap_text
 from selfheal.agent.run.testcommand import TestCommand
 from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.workspace import Origin, Workspace
