@@ -28,9 +28,9 @@ from selfheal.agent.localize.codeindex import CodeBase, CodeIndex, Definition
 from selfheal.agent.localize.spectrum import Localization, localize, source_files
 from selfheal.agent.model.history import History
 from selfheal.agent.model.llm.accounting import BudgetSpent
-from selfheal.agent.model.readtools import debugger_toolbox
 from selfheal.agent.model.strategy import ModelSetup, ModelStrategy
 from selfheal.agent.model.toolbox import Toolbox
+from selfheal.agent.model.tools import debugger_toolbox
 from selfheal.agent.newtests.cases import TestFile
 from selfheal.agent.newtests.edgecases.generate import EdgeCaseResult, generate_edge_cases
 from selfheal.agent.newtests.generation import NewTests, TestContext

@@ -19,15 +19,13 @@ from selfheal.agent.model.readtools import (
     DiffIterations,
     InspectFunction,
     ReadFile,
-    RunSnippet,
-    RunTests,
     SearchCode,
     ShowLocalization,
-    check_test_id,
     confine_path,
-    debugger_toolbox,
 )
+from selfheal.agent.model.runtools import RunSnippet, RunTests, check_test_id
 from selfheal.agent.model.toolbox import Observation, Toolbox, cap_text
+from selfheal.agent.model.tools import debugger_toolbox
 from selfheal.agent.run.testcommand import TestCommand
 from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.workspace import Origin, Workspace
