@@ -23,7 +23,9 @@ from typing import Any
 
 from selfheal.agent.exceptions import AnswerError
 from selfheal.agent.model.answers import parse_answer
-from selfheal.agent.model.contextfit import (
+from selfheal.agent.model.llm.base import Message, Provider, Usage
+from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.textfit import (
     REQUEST_TOKENS,
     CountFn,
     context_tokens_of,
@@ -33,8 +35,6 @@ from selfheal.agent.model.contextfit import (
     token_counter,
     tools_tokens,
 )
-from selfheal.agent.model.llm.base import Message, Provider, Usage
-from selfheal.agent.model.prompts import PromptLibrary
 from selfheal.agent.model.toolbox import Toolbox
 
 ROLE = "debugger"

@@ -23,9 +23,9 @@ from typing import Any
 
 from selfheal.agent.localize.codeindex import CodeBase, CodeIndex, Definition
 from selfheal.agent.localize.spectrum import Localization
-from selfheal.agent.model.contextfit import CountFn, fit_source
 from selfheal.agent.model.history import History
 from selfheal.agent.model.llm.base import ToolSpec
+from selfheal.agent.model.textfit import CountFn, fit_source
 from selfheal.agent.model.toolbox import Observation
 from selfheal.sandbox import Session
 

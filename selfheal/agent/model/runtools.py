@@ -14,9 +14,9 @@ import posixpath
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from selfheal.agent.model.contextfit import CountFn, fit_lines, fit_text, fit_traceback
 from selfheal.agent.model.llm.base import ToolSpec
 from selfheal.agent.model.readtools import confine_path
+from selfheal.agent.model.textfit import CountFn, fit_lines, fit_text, fit_traceback
 from selfheal.agent.model.toolbox import Observation, cap_text
 from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.tracebacks import parse_frames

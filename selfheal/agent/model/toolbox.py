@@ -23,8 +23,8 @@ from typing import Any, Protocol
 
 import jsonschema
 
-from selfheal.agent.model.contextfit import CountFn, estimate_tokens, shorten_observation
 from selfheal.agent.model.llm.base import ToolCall, ToolSpec
+from selfheal.agent.model.textfit import CountFn, estimate_tokens, shorten_observation
 
 OUTPUT_LIMIT = 8 * 1024  # bytes of one observation's text
 

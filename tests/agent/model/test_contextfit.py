@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from selfheal.agent.model.contextfit import (
+from selfheal.agent.model.llm import Message, MeteredProvider, ProviderSettings, Reply, ToolCall, UsageLedger
+from selfheal.agent.model.llm.base import ToolSpec
+from selfheal.agent.model.textfit import (
     estimate_tokens,
     fit_messages,
     fit_source,
@@ -20,8 +22,6 @@ from selfheal.agent.model.contextfit import (
     request_tokens,
     token_counter,
 )
-from selfheal.agent.model.llm import Message, MeteredProvider, ProviderSettings, Reply, ToolCall, UsageLedger
-from selfheal.agent.model.llm.base import ToolSpec
 from selfheal.agent.model.toolbox import Observation, Toolbox
 from tests.agent.model.test_tools import heal  # noqa: F401  (the fixture)
 
