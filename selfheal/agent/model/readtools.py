@@ -25,7 +25,8 @@ from selfheal.agent.localize.codeindex import CodeBase, CodeIndex, Definition
 from selfheal.agent.localize.spectrum import Localization
 from selfheal.agent.model.history import History
 from selfheal.agent.model.llm.base import ToolSpec
-from selfheal.agent.model.textfit import CountFn, fit_source
+from selfheal.agent.model.textfit import fit_source
+from selfheal.agent.model.tokencount import CountFn
 from selfheal.agent.model.toolbox import Observation
 from selfheal.sandbox import Session
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from selfheal.agent.model.llm.base import ToolSpec
 from selfheal.agent.model.readtools import confine_path
-from selfheal.agent.model.textfit import CountFn, fit_lines, fit_text, fit_traceback
+from selfheal.agent.model.textfit import fit_lines, fit_text, fit_traceback
+from selfheal.agent.model.tokencount import CountFn
 from selfheal.agent.model.toolbox import Observation, cap_text
 from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.tracebacks import parse_frames

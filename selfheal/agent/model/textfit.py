@@ -1,166 +1,30 @@
-"""Fitting texts and conversations into a model's context window, counted in tokens.
+"""Fitting one text into a model's context window: plain text, a traceback, source, a prompt field.
 
-    estimate_tokens(text)                         a count that errs high, without a tokenizer
-    token_counter(provider)                       the provider's exact count where it has one
     fit_text / fit_traceback / fit_source         one text within max_tokens; cuts are marked
-    fit_messages(messages, context_tokens, reserve_for_answer)   a chat history within a context
+    fit_field(render, text, provider, ...)        one field of a prompt, in what the window leaves
 
 A small local model (llama.cpp, 4096 tokens) refuses a request whose prompt is longer than its
-context, and the ReAct debugger's conversation grows with every tool result. Everything here
-keeps the parts a debugging model needs (the exception, the project frames, the lines around
-the suspect, the most recent turns) and says what it left out, with line numbers, so the model
+context. Everything here keeps the parts a debugging model needs (the exception, the project
+frames, the lines around the suspect) and says what it left out, with line numbers, so the model
 can ask for it again.
-
-A provider may count exactly: `count_tokens(text) -> int | None` (None: it cannot) and a
-`context_tokens` attribute are optional; providers without them are never fitted by context.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
 from typing import Any
 
-from selfheal.agent.model.llm.base import Message, TokenCounting, ToolSpec
-from selfheal.agent.model.llm.toolprompt import tool_instructions
-
-CountFn = Callable[[str], int]
-
-# What a chat template adds around one message (role markers, separators), and around a request
-# (BOS, the assistant's opening); generous for ChatML, Llama 3, Mistral and Anthropic's turns.
-MESSAGE_TOKENS = 8
-TOOL_RESULT_TOKENS = 16  # "Result of <tool> (call <id>):" where tools are emulated in the prompt
-REQUEST_TOKENS = 16
-TOOLS_TOKENS = 64  # a provider's own tool-use preamble beyond the tool descriptions
-
-OBSERVATION_FLOOR = 128  # an earlier tool result is not shortened below this (a stub says nothing)
-TASK_FLOOR = 256  # nor the task (the first user message)
-LINE_FLOOR = 64  # a line is never cut shorter than this many tokens (a long path, a message)
-TRACEBACK_START = "Traceback (most recent call last):"
-
-
-# -- counting ---------------------------------------------------------------------------------
-
-_PIECE = re.compile(
-    r"(?P<alnum>[A-Za-z0-9]+)|(?P<space>[ \t]+)|(?P<newline>\r\n|\r|\n)"
-    r"|(?P<punct>[!-/:-@\[-`{-~]+)|(?P<other>.)",
-    re.DOTALL,
+from selfheal.agent.model.llm.base import Message
+from selfheal.agent.model.tokencount import (
+    CountFn,
+    context_tokens_of,
+    estimate_tokens,
+    request_tokens,
+    token_counter,
 )
-_CASE_RUN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
-_VOWEL = re.compile(r"[aeiouyAEIOUY]")
-_UNJOINED = frozenset("0123456789 \t\r\n")  # a space before these (or at the end) is a token
 
-
-def estimate_tokens(text: str) -> int:
-    """A token count for `text` that errs high: by character class, not by a vocabulary.
-
-    Calibrated on SmolLM2's byte-level BPE (49k entries) over ~4,000 chunks (1 to 150 lines) of
-    the standard library, pip, jsonschema and this project, plus tracebacks, JSON, hex digests
-    and base64 keys: never below the real count of a chunk of code, about 1.4 times it on
-    average. Larger vocabularies (Llama 3, Qwen) count fewer tokens still.
-
-    Costs: a word of letters one token per 4 (per 2 all in capitals, per 1.5 without a vowel:
-    acronyms and abbreviations split badly); digits, and letters mixed with digits or with
-    random case (hex, keys), one per character; punctuation one per 1.5; indentation one per 8
-    spaces, the last space joining the word after it; a line break one; non-ASCII one per UTF-8
-    byte; 3 for the text as a whole (short texts round up worst).
-    """
-    if not text:
-        return 0
-    total = 3
-    for match in _PIECE.finditer(text):
-        piece, kind = match.group(), match.lastgroup
-        if kind == "alnum":
-            runs = _CASE_RUN.findall(piece) if piece.isalpha() else []
-            if runs and not (len(runs) >= 3 and len(piece) < 3 * len(runs)):
-                total += sum(_word_tokens(run) for run in runs)
-            else:
-                total += len(piece)
-        elif kind == "space":
-            following = text[match.end() : match.end() + 1]
-            joins = bool(following) and following not in _UNJOINED
-            total += math.ceil((len(piece) - joins) / 8)
-        elif kind == "newline":
-            total += 1
-        elif kind == "punct":
-            total += math.ceil(len(piece) / 1.5)
-        else:
-            total += len(piece.encode("utf-8"))
-    return total
-
-
-def _word_tokens(run: str) -> int:
-    if not _VOWEL.search(run):
-        return math.ceil(len(run) / 1.5)
-    if run.isupper() and len(run) > 1:
-        return math.ceil(len(run) / 2)
-    return math.ceil(len(run) / 4)
-
-
-def context_tokens_of(provider: object) -> int | None:
-    """The provider's context window in tokens, when it knows it (an optional attribute)."""
-    value = getattr(provider, "context_tokens", None)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def token_counter(provider: object | None = None) -> CountFn:
-    """A counting function for `provider`: its exact count where it has one, else the estimate.
-    Counts are cached by text: a conversation is counted again before every call."""
-    exact = provider.count_tokens if isinstance(provider, TokenCounting) else None
-    cache: dict[str, int] = {}
-
-    def count(text: str) -> int:
-        if not text:
-            return 0
-        known = cache.get(text)
-        if known is None:
-            counted = exact(text) if exact is not None else None
-            known = counted if counted is not None else estimate_tokens(text)
-            if len(cache) > 4096:
-                cache.clear()
-            cache[text] = known
-        return known
-
-    return count
-
-
-def message_tokens(message: Message, count: CountFn = estimate_tokens) -> int:
-    """What one message takes in a request: its text, its tool calls, the template around it."""
-    if message.native:
-        body = count(json.dumps(list(message.native), ensure_ascii=False))
-    else:
-        body = count(message.content)
-        if message.tool_calls:
-            calls = [{"name": c.name, "arguments": c.arguments} for c in message.tool_calls]
-            body += count(json.dumps({"tool_calls": calls}, ensure_ascii=False))
-    return body + MESSAGE_TOKENS + (TOOL_RESULT_TOKENS if message.role == "tool" else 0)
-
-
-def tools_tokens(
-    tools: Sequence[ToolSpec] | None, schema: dict[str, Any] | None = None, count: CountFn = estimate_tokens
-) -> int:
-    """What offering `tools` (and asking for `schema`) adds to a request: their descriptions as a
-    prompt-emulating provider writes them, plus a provider's own preamble."""
-    if tools:
-        return count(tool_instructions(list(tools), schema)) + TOOLS_TOKENS
-    if schema is not None:
-        return count(json.dumps(schema, sort_keys=True)) + TOOLS_TOKENS
-    return 0
-
-
-def request_tokens(
-    messages: Iterable[Message],
-    tools: Sequence[ToolSpec] | None = None,
-    schema: dict[str, Any] | None = None,
-    count: CountFn = estimate_tokens,
-) -> int:
-    """The size of one request: every message, the tools, the request's own frame."""
-    return (
-        sum(message_tokens(m, count) for m in messages) + tools_tokens(tools, schema, count) + REQUEST_TOKENS
-    )
+LINE_FLOOR = 64  # a line is never cut shorter than this many tokens (a long path, a message)
 
 
 # -- fitting one text -------------------------------------------------------------------------
@@ -399,161 +263,6 @@ def _enclosing(lines: Sequence[str], index: int) -> list[int]:
             if depth == 0:
                 break
     return found
-
-
-# -- conversations ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FittedMessages:
-    """A conversation fitted to a context: what to send, and what fitting it took."""
-
-    messages: tuple[Message, ...]
-    tokens: int  # the request as counted: messages + fixed_tokens + the request's frame
-    budget: int  # context_tokens - reserve_for_answer
-    shortened: int = 0  # messages whose text was shortened
-    dropped: int = 0  # earlier turns left out (a model turn with its tool results and notes)
-
-    @property
-    def fits(self) -> bool:
-        return self.tokens <= self.budget
-
-
-def fit_messages(
-    messages: Sequence[Message],
-    context_tokens: int,
-    reserve_for_answer: int,
-    *,
-    count: CountFn = estimate_tokens,
-    fixed_tokens: int = 0,
-) -> FittedMessages:
-    """`messages` fitted into `context_tokens`, leaving `reserve_for_answer` for the answer and
-    `fixed_tokens` for what else the request carries (the tools' descriptions).
-
-    The system prompt is never changed and the task (the first user message) never dropped.
-    In turn, until the request fits: the largest tool results of earlier turns are shortened
-    (to OBSERVATION_FLOOR at least); earlier turns are left out whole, oldest first (an assistant
-    turn goes with its tool results, so every tool_use keeps its tool_result), replaced by one
-    note naming the calls left out; the latest turn's tool results are shortened; the task is
-    shortened. If it still does not fit, `fits` is False: the caller must not send it."""
-    budget = context_tokens - reserve_for_answer
-    frame = fixed_tokens + REQUEST_TOKENS
-    sized = [_Sized(m, message_tokens(m, count)) for m in messages]
-    head_end = _head_end(messages)
-    head, turns = sized[:head_end], _turns(sized[head_end:])
-    note: _Sized | None = None
-    dropped: list[list[_Sized]] = []
-    shortened = 0
-
-    def request() -> list[_Sized]:
-        return head + ([note] if note else []) + [m for turn in turns for m in turn]
-
-    def over() -> int:
-        return frame + sum(m.tokens for m in request()) - budget
-
-    def shorten(which: Sequence[list[_Sized]]) -> None:
-        """The largest tool results of these turns first, each only as far as the overflow needs."""
-        nonlocal shortened
-        done: set[int] = set()
-        while over() > 0:
-            candidates = [
-                (item.tokens, t, i)
-                for t, turn in enumerate(which)
-                for i, item in enumerate(turn)
-                if item.message.role == "tool" and id(item) not in done and item.tokens > OBSERVATION_FLOOR
-            ]
-            if not candidates:
-                return
-            tokens, t, i = max(candidates)
-            message = which[t][i].message
-            frame_of_message = tokens - count(message.content)
-            target = max(OBSERVATION_FLOOR, tokens - over()) - frame_of_message
-            content = shorten_observation(message.content, target, count)
-            if content != message.content:
-                shorter = replace(message, content=content)
-                which[t][i] = _Sized(shorter, message_tokens(shorter, count))
-                shortened += 1
-            done.add(id(which[t][i]))
-
-    if over() > 0:
-        shorten(turns[:-1])
-    while over() > 0 and len(turns) > 1:
-        dropped.append(turns.pop(0))
-        text = _dropped_note([item.message for turn in dropped for item in turn], len(dropped))
-        note = _Sized(Message("user", text), message_tokens(Message("user", text), count))
-    if over() > 0 and turns:
-        shorten(turns[-1:])
-    task = next((i for i, item in enumerate(head) if item.message.role == "user"), None)
-    if over() > 0 and task is not None:
-        message, tokens = head[task].message, head[task].tokens
-        target = max(TASK_FLOOR, tokens - over()) - (tokens - count(message.content))
-        content = fit_text(message.content, target, count=count)
-        if content != message.content:
-            shorter = replace(message, content=content)
-            head[task] = _Sized(shorter, message_tokens(shorter, count))
-            shortened += 1
-    fitted = request()
-    return FittedMessages(
-        tuple(item.message for item in fitted),
-        frame + sum(item.tokens for item in fitted),
-        budget,
-        shortened,
-        len(dropped),
-    )
-
-
-@dataclass(frozen=True, eq=False)  # compared by identity: the same message may appear twice
-class _Sized:
-    message: Message
-    tokens: int
-
-
-def shorten_observation(text: str, max_tokens: int, count: CountFn = estimate_tokens) -> str:
-    """A tool result within `max_tokens`, by its kind: a traceback keeps its frames that matter."""
-    if TRACEBACK_START in text:
-        return fit_traceback(text, max_tokens, count=count)
-    return fit_text(text, max_tokens, count=count)
-
-
-def _head_end(messages: Sequence[Message]) -> int:
-    """The system messages and the first user message (the task) lead every request."""
-    for index, message in enumerate(messages):
-        if message.role == "user":
-            return index + 1
-        if message.role != "system":
-            return index
-    return len(messages)
-
-
-def _turns(items: Sequence[_Sized]) -> list[list[_Sized]]:
-    """Units that are kept or dropped whole: an assistant turn, then what answers it (tool
-    results, a correction) up to the next assistant turn."""
-    turns: list[list[_Sized]] = []
-    for item in items:
-        if item.message.role == "assistant" or not turns:
-            turns.append([item])
-        else:
-            turns[-1].append(item)
-    return turns
-
-
-def _dropped_note(dropped: list[Message], steps: int, shown: int = 8) -> str:
-    calls = [_call_text(c.name, c.arguments) for m in dropped for c in m.tool_calls]
-    listed = ", ".join(calls[-shown:]) + (f" and {len(calls) - shown} more" if len(calls) > shown else "")
-    left_out = f"{steps} earlier step{'s' if steps != 1 else ''}"
-    what = f" (tool calls: {listed})" if calls else ""
-    return f"[{left_out}{what} left out here to fit the model's context; call a tool again for a result]"
-
-
-def _call_text(name: str, arguments: dict[str, Any]) -> str:
-    shown = ", ".join(f"{key}={_short(value)}" for key, value in arguments.items())
-    return f"{name}({shown})"
-
-
-def _short(value: Any, limit: int = 40) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # -- one prompt field within what the window leaves ------------------------------------------------
