@@ -8,7 +8,7 @@ conclusion ends the run, and a bad conclusion gets one answer naming what was wr
 step is marked degraded (the heal then falls back to the search engine's localization).
 
 When the provider's context window is known (`context_tokens`: llama.cpp's n_ctx, Ollama's
-num_ctx), every request is fitted into it (contextfit.py), leaving room for the answer and the
+num_ctx), every request is fitted into it (messagefit.py), leaving room for the answer and the
 tools' descriptions: the task's source is cut to the suspects first, each new tool result gets a
 share of what is left, and the conversation sent (not the transcript kept) is shortened and
 thinned from its oldest turns. A conversation that cannot fit ends the run, degraded.
@@ -23,18 +23,18 @@ from typing import Any
 
 from selfheal.agent.exceptions import AnswerError
 from selfheal.agent.model.answers import parse_answer
-from selfheal.agent.model.contextfit import (
+from selfheal.agent.model.llm.base import Message, Provider, Usage
+from selfheal.agent.model.messagefit import fit_messages
+from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.textfit import fit_source
+from selfheal.agent.model.tokencount import (
     REQUEST_TOKENS,
     CountFn,
     context_tokens_of,
-    fit_messages,
-    fit_source,
     message_tokens,
     token_counter,
     tools_tokens,
 )
-from selfheal.agent.model.llm.base import Message, Provider, Usage
-from selfheal.agent.model.prompts import PromptLibrary
 from selfheal.agent.model.toolbox import Toolbox
 
 ROLE = "debugger"

@@ -13,11 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from selfheal.agent.config import DEFAULT_PROTECTED
-from selfheal.agent.model.contextfit import fit_field
 from selfheal.agent.model.debugger import Diagnosis
-from selfheal.agent.model.editblocks import edits_from_answer
+from selfheal.agent.model.editapply import edits_from_answer
 from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.textfit import fit_field
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
 
 ROLE = "generator"

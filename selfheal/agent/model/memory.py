@@ -24,10 +24,11 @@ from typing import Any
 
 from selfheal.agent.exceptions import ProviderError
 from selfheal.agent.model.answers import ask_structured
-from selfheal.agent.model.contextfit import context_tokens_of, fit_text, request_tokens, token_counter
 from selfheal.agent.model.llm.accounting import BudgetSpent
 from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.textfit import fit_text
+from selfheal.agent.model.tokencount import context_tokens_of, request_tokens, token_counter
 
 ROLE = "memory"
 MAX_LESSONS = 5

@@ -17,9 +17,9 @@ from typing import Any
 
 from selfheal.agent.localize.codeindex import Definition
 from selfheal.agent.model.answers import AnswerRecord, ask_structured
-from selfheal.agent.model.contextfit import fit_field
 from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.textfit import fit_field
 from selfheal.agent.newtests.cases import TestCase
 
 MAX_CODE_CHARS = 8_000

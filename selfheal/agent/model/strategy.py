@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from selfheal.agent.events import Event, EventSink, Trace
 from selfheal.agent.exceptions import ConfigError, ProviderError
 from selfheal.agent.model.answers import AnswerRecord, ask_structured
-from selfheal.agent.model.contextfit import fit_field
 from selfheal.agent.model.debugger import Debugger, DebugResult
 from selfheal.agent.model.generator import GeneratorStrategy
 from selfheal.agent.model.llm.accounting import BudgetSpent, MeteredProvider, UsageLedger
@@ -29,6 +28,7 @@ from selfheal.agent.model.llm.settings import ProviderSettings
 from selfheal.agent.model.memory import Memory
 from selfheal.agent.model.prompts import PromptLibrary
 from selfheal.agent.model.qa import ModelQA
+from selfheal.agent.model.textfit import fit_field
 from selfheal.agent.model.toolbox import Toolbox
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn

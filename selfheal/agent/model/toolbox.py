@@ -8,7 +8,7 @@ observation (head and tail around a "… N bytes cut …" line) and logs each ca
 
 Given a token budget (`call(..., max_tokens=)`: the debugger's share of a small model's context), a
 longer observation is fitted first: by its tool's own `shorten`, which knows what matters in its
-output (a traceback's project frames, the failing tests), or else by its kind (contextfit.py).
+output (a traceback's project frames, the failing tests), or else by its kind (messagefit.py).
 
 Whatever goes wrong is an `Observation` with `ok=False` written for the model, never an exception.
 """
@@ -23,8 +23,9 @@ from typing import Any, Protocol
 
 import jsonschema
 
-from selfheal.agent.model.contextfit import CountFn, estimate_tokens, shorten_observation
 from selfheal.agent.model.llm.base import ToolCall, ToolSpec
+from selfheal.agent.model.messagefit import shorten_observation
+from selfheal.agent.model.tokencount import CountFn, estimate_tokens
 
 OUTPUT_LIMIT = 8 * 1024  # bytes of one observation's text
 

@@ -10,18 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from selfheal.agent.model.contextfit import (
-    estimate_tokens,
-    fit_messages,
-    fit_source,
-    fit_text,
-    fit_traceback,
-    message_tokens,
-    request_tokens,
-    token_counter,
-)
 from selfheal.agent.model.llm import Message, MeteredProvider, ProviderSettings, Reply, ToolCall, UsageLedger
 from selfheal.agent.model.llm.base import ToolSpec
+from selfheal.agent.model.messagefit import fit_messages
+from selfheal.agent.model.textfit import fit_source, fit_text, fit_traceback
+from selfheal.agent.model.tokencount import estimate_tokens, message_tokens, request_tokens, token_counter
 from selfheal.agent.model.toolbox import Observation, Toolbox
 from tests.agent.model.test_tools import heal  # noqa: F401  (the fixture)
 

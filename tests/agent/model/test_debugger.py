@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from selfheal.agent.model.contextfit import request_tokens
 from selfheal.agent.model.debugger import Debugger, Diagnosis
 from selfheal.agent.model.llm import Message, Reply, ScriptedModel, ToolCall, Usage
 from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.tokencount import request_tokens
 from tests.agent.model.test_tools import TOTAL_LINE, heal  # noqa: F401  (the fixture)
 
 CONCLUSION = {

@@ -4,14 +4,8 @@ import textwrap
 
 import pytest
 
-from selfheal.agent.model.editblocks import (
-    FunctionReplacement,
-    SearchReplace,
-    apply_blocks,
-    blocks_as_value,
-    edits_from_answer,
-    parse_blocks,
-)
+from selfheal.agent.model.editapply import apply_blocks, edits_from_answer
+from selfheal.agent.model.editblocks import FunctionReplacement, SearchReplace, blocks_as_value, parse_blocks
 from selfheal.agent.repair.edits import Edit, apply_edits
 
 STATS = textwrap.dedent(

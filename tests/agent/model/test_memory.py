@@ -6,10 +6,10 @@ import json
 from dataclasses import dataclass, field
 
 from selfheal.agent.exceptions import ProviderUnavailable
-from selfheal.agent.model.contextfit import request_tokens
 from selfheal.agent.model.llm import Message, MeteredProvider, Reply, ScriptedModel, Usage, UsageLedger
 from selfheal.agent.model.memory import MAX_LESSON_CHARS, Memory, clean, refusal
 from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.tokencount import request_tokens
 
 ROUND = [
     "tried: Cart.total returns sum(self.items) + 0; test_total passed, test_checkout still failed",

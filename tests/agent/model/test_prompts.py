@@ -10,7 +10,8 @@ import jsonschema
 import pytest
 
 from selfheal.agent.exceptions import PromptError
-from selfheal.agent.model.editblocks import apply_blocks, blocks_as_value, parse_blocks
+from selfheal.agent.model.editapply import apply_blocks
+from selfheal.agent.model.editblocks import blocks_as_value, parse_blocks
 from selfheal.agent.model.llm import ROLES
 from selfheal.agent.model.prompts import PROMPTS_DIR, PromptLibrary
 

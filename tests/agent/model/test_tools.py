@@ -15,19 +15,17 @@ from selfheal.agent.localize.codeindex import CodeBase, CodeIndex
 from selfheal.agent.localize.spectrum import Localization, SuspiciousLine, Target, localize, source_files
 from selfheal.agent.model.history import Attempt, History
 from selfheal.agent.model.llm.base import ToolCall, ToolSpec
-from selfheal.agent.model.toolbox import Observation, Toolbox, cap_text
-from selfheal.agent.model.tools import (
+from selfheal.agent.model.readtools import (
     DiffIterations,
     InspectFunction,
     ReadFile,
-    RunSnippet,
-    RunTests,
     SearchCode,
     ShowLocalization,
-    check_test_id,
     confine_path,
-    debugger_toolbox,
 )
+from selfheal.agent.model.runtools import RunSnippet, RunTests, check_test_id
+from selfheal.agent.model.toolbox import Observation, Toolbox, cap_text
+from selfheal.agent.model.tools import debugger_toolbox
 from selfheal.agent.run.testcommand import TestCommand
 from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.workspace import Origin, Workspace

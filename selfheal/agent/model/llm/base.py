@@ -91,7 +91,7 @@ class Provider(Protocol):
     ) -> Reply: ...
 
 
-# Optional on a provider, never required (agent/contextfit.py reads them with getattr/isinstance):
+# Optional on a provider, never required (model/tokencount.py reads them with getattr/isinstance):
 #   context_tokens: int | None   the context window a request must fit in, when known
 #   count_tokens(text)           the model's own token count (below)
 
