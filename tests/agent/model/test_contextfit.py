@@ -1,4 +1,6 @@
-"""Fitting texts and conversations into a small model's context window (agent/model/contextfit.py)."""
+"""Fitting texts and conversations into a small model's context window.
+
+(agent/model/tokencount.py, textfit.py and messagefit.py)"""
 
 from __future__ import annotations
 
