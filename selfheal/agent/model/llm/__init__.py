@@ -10,6 +10,8 @@ tools emulated in the prompt), and `none`: no model, the embedded search engine 
 sandboxes, the way a `MockTransport` drives an HTTP client. `ScriptedLlama` does the same one level
 down, in place of llama-cpp-python's `Llama` under the real `LlamaCppProvider`. SDKs are imported only when a
 provider that needs one is built.
+
+Part of the model stage: may import `agent.exceptions` and its own modules only.
 """
 
 from selfheal.agent.model.llm.accounting import LedgerEntry, MeteredProvider, UsageLedger
