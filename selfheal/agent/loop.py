@@ -36,7 +36,7 @@ from selfheal.agent.newtests.edgecases.generate import EdgeCaseResult, generate_
 from selfheal.agent.newtests.generation import NewTests, TestContext
 from selfheal.agent.newtests.proof import TestProver, remove_file
 from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
-from selfheal.agent.repair.mutations import Hints
+from selfheal.agent.repair.mutation import Hints
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairStrategy, Screening
 from selfheal.agent.report.checkpoints import Checkpoint, config_to_dict

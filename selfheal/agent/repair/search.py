@@ -20,7 +20,7 @@ import warnings
 from dataclasses import dataclass
 
 from selfheal.agent.repair.edits import Candidate, SourceFile, apply_edits, content_key
-from selfheal.agent.repair.mutations import (
+from selfheal.agent.repair.mutation import (
     FunctionFacts,
     ModuleFacts,
     enclosing_function,

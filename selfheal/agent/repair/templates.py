@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterator
 
 from selfheal.agent.repair.edits import Edit, SourceFile
-from selfheal.agent.repair.mutations import (
+from selfheal.agent.repair.mutation import (
     ATOMS,
     FunctionFacts,
     ModuleFacts,

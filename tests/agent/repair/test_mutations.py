@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from selfheal.agent.repair.edits import Candidate, Edit, SourceFile, apply_edits
-from selfheal.agent.repair.mutations import (
+from selfheal.agent.repair.mutation import (
     FunctionFacts,
     Hints,
     ModuleFacts,
