@@ -27,8 +27,8 @@ from selfheal.agent.repair.mutation import (
     header_nodes,
     parent_map,
     statement_at,
-    statement_mutations,
 )
+from selfheal.agent.repair.operators import statement_mutations
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
 from selfheal.agent.repair.templates import template_mutations
 

@@ -9,7 +9,7 @@ expression's quantifier lazy, swap the fields of a date format, pick a sibling c
 (`ROUND_DOWN` -> `ROUND_HALF_UP`), count a negative slice bound from the length (`x[-n:]` is all of
 `x` when n is 0), check a narrow case before the broad one that shadows it (`if/elif` order), or
 invert a unit scale (`1000.0` -> `0.001`).
-Each yields `Mutation`s for one suspicious statement, like the operators in `mutations`, and is
+Each yields `Mutation`s for one suspicious statement, like the operators in `operators`, and is
 ranked the same way (suspiciousness x prior).
 """
 
@@ -28,11 +28,11 @@ from selfheal.agent.repair.mutation import (
     FunctionFacts,
     ModuleFacts,
     Mutation,
-    _inside_loop,
-    _operator_edit,
-    _paren,
-    _short,
     header_nodes,
+    inside_loop,
+    operator_edit,
+    paren,
+    short,
 )
 
 # binding strength of binary operators, higher binds tighter (the Python grammar's order)
@@ -88,12 +88,12 @@ def _node_templates(src, node, parents, facts) -> Iterator[Mutation]:
         yield from _drop_one(src, node)
         yield from _regroup(src, node)
         if isinstance(node.op, ast.BitOr) and not _numeric_operand(node):
-            swapped = f"{_paren(src, node.right)} | {_paren(src, node.left)}"
+            swapped = f"{paren(src, node.right)} | {paren(src, node.left)}"
             yield Mutation(
                 "operand-swap",
                 0.5,
                 (Edit(src.path, *src.span(node), swapped),),
-                f"merge the other way round: `{_short(src.segment(node))}` -> `{_short(swapped)}`",
+                f"merge the other way round: `{short(src.segment(node))}` -> `{short(swapped)}`",
             )
     elif isinstance(node, ast.Call):
         yield from _bounded_arguments(src, node, facts)
@@ -136,7 +136,7 @@ def _drop_one(src: SourceFile, node: ast.BinOp) -> Iterator[Mutation]:
             "off-by-one",
             0.85,
             (Edit(src.path, *src.span(node), left),),
-            f"`{_short(src.segment(node))}` -> `{_short(left)}`",
+            f"`{short(src.segment(node))}` -> `{short(left)}`",
         )
 
 
@@ -172,12 +172,12 @@ def _negative_bound(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]:
             and isinstance(bound.op, ast.USub)
             and not isinstance(bound.operand, ast.Constant)
         ):
-            text = f"len({sequence}) - {_paren(src, bound.operand)}"
+            text = f"len({sequence}) - {paren(src, bound.operand)}"
             yield Mutation(
                 "slice",
                 0.7,
                 (Edit(src.path, *src.span(bound), text),),
-                f"slice bound `{src.segment(bound)}` -> `{text}` in `{_short(src.segment(node))}`",
+                f"slice bound `{src.segment(bound)}` -> `{text}` in `{short(src.segment(node))}`",
             )
 
 
@@ -233,8 +233,8 @@ def _branch_order(src: SourceFile, statement: ast.stmt, parents) -> Iterator[Mut
             "statement-move",
             0.9,
             edits,
-            f"check `{_short(src.segment(second.test))}` (line {second.lineno}) before "
-            f"`{_short(src.segment(first.test))}` (line {first.lineno})",
+            f"check `{short(src.segment(second.test))}` (line {second.lineno}) before "
+            f"`{short(src.segment(first.test))}` (line {first.lineno})",
         )
 
 
@@ -273,16 +273,16 @@ def _accumulate(src, statement, parents, facts: FunctionFacts) -> Iterator[Mutat
             return
     elif not isinstance(target, (ast.Subscript, ast.Attribute)):
         return
-    span = _operator_edit(src, target, statement.value, r"(?<![=!<>])=(?!=)")
+    span = operator_edit(src, target, statement.value, r"(?<![=!<>])=(?!=)")
     if span is None:
         return
-    in_loop = _inside_loop(statement, parents, facts.function)
+    in_loop = inside_loop(statement, parents, facts.function)
     for new, weight in (("+=", 1.0), ("-=", 0.5)):
         yield Mutation(
             "augmented-assignment",
             weight if in_loop else weight * 0.5,
             (Edit(src.path, *span, new),),
-            f"`=` -> `{new}` in `{_short(src.segment(statement))}`",
+            f"`=` -> `{new}` in `{short(src.segment(statement))}`",
         )
 
 
@@ -297,12 +297,12 @@ def _or_default(src: SourceFile, node: ast.BoolOp) -> Iterator[Mutation]:
     if not isinstance(first, (ast.Name, ast.Attribute, ast.Subscript)):
         return
     value = src.segment(first)
-    text = f"{value} if {value} is not None else {_paren(src, default)}"
+    text = f"{value} if {value} is not None else {paren(src, default)}"
     yield Mutation(
         "none-check",
         1.0,
         (Edit(src.path, *src.span(node), text),),
-        f"`{_short(src.segment(node))}` -> `{_short(text)}`",
+        f"`{short(src.segment(node))}` -> `{short(text)}`",
     )
 
 
@@ -320,7 +320,7 @@ def _none_test(src: SourceFile, statement: ast.stmt) -> Iterator[Mutation]:
         "none-check",
         0.8,
         (Edit(src.path, *src.span(test), text),),
-        f"condition `{_short(src.segment(test))}` -> `{_short(text)}`",
+        f"condition `{short(src.segment(test))}` -> `{short(text)}`",
     )
 
 
@@ -347,7 +347,7 @@ def _regroup(src: SourceFile, node: ast.BinOp) -> Iterator[Mutation]:
                 "grouping",
                 1.0 if PRECEDENCE[type(inner.op)] > PRECEDENCE[outer] else 0.6,
                 (Edit(src.path, start, start, "("), Edit(src.path, end, end, ")")),
-                f"regroup `{_short(src.segment(node))}` -> `{_short(regrouped)}`",
+                f"regroup `{short(src.segment(node))}` -> `{short(regrouped)}`",
             )
         inner = inner.left
     for child in (node.left, node.right):
@@ -360,7 +360,7 @@ def _regroup(src: SourceFile, node: ast.BinOp) -> Iterator[Mutation]:
                 "grouping",
                 0.6,
                 (Edit(src.path, opening, opening + 1, ""), Edit(src.path, closing, closing + 1, "")),
-                f"drop the brackets around `{_short(src.segment(child))}` in `{_short(src.segment(node))}`",
+                f"drop the brackets around `{short(src.segment(child))}` in `{short(src.segment(node))}`",
             )
 
 
@@ -409,7 +409,7 @@ def _limited_split(src: SourceFile, node: ast.Call) -> Iterator[Mutation]:
         "argument",
         1.0 if node.func.attr != "replace" else 0.5,
         (Edit(src.path, end, end, ", 1"),),
-        f"`{_short(src.segment(node))}` -> at most one {'split' if wanted == 1 else 'replacement'}",
+        f"`{short(src.segment(node))}` -> at most one {'split' if wanted == 1 else 'replacement'}",
     )
 
 
@@ -430,7 +430,7 @@ def _dict_merge_order(src: SourceFile, node: ast.Dict) -> Iterator[Mutation]:
             "operand-swap",
             0.9,
             (Edit(src.path, *src.span(node), text),),
-            f"merge order `{_short(src.segment(node))}` -> `{_short(text)}`",
+            f"merge order `{short(src.segment(node))}` -> `{short(text)}`",
         )
 
 
@@ -458,8 +458,8 @@ def _normalise_before_compare(src: SourceFile, node: ast.Compare) -> Iterator[Mu
                 "normalize",
                 weight,
                 (Edit(src.path, *src.span(operand), f"{text}.{method}()"),),
-                f"`{_short(src.segment(operand))}` -> `{_short(text)}.{method}()` in "
-                f"`{_short(src.segment(node))}`",
+                f"`{short(src.segment(operand))}` -> `{short(text)}.{method}()` in "
+                f"`{short(src.segment(node))}`",
             )
 
 
@@ -498,7 +498,7 @@ def _regex_quantifiers(src: SourceFile, node: ast.Constant) -> Iterator[Mutation
             "regex",
             1.0 if "lazy" in description else 0.7,
             (Edit(src.path, at, at + length, text),),
-            f"regex {_short(literal, 40)}: {description}",
+            f"regex {short(literal, 40)}: {description}",
         )
 
 

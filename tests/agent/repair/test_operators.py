@@ -14,8 +14,8 @@ from selfheal.agent.repair.mutation import (
     enclosing_function,
     parent_map,
     statement_at,
-    statement_mutations,
 )
+from selfheal.agent.repair.operators import statement_mutations
 
 SOURCE = textwrap.dedent('''
     import math
