@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from selfheal.agent.repair.arithmetic_templates import template_mutations
 from selfheal.agent.repair.edits import SourceFile, apply_edits
 from selfheal.agent.repair.mutation import (
     PRIORS,
@@ -13,7 +14,6 @@ from selfheal.agent.repair.mutation import (
     parent_map,
     statement_at,
 )
-from selfheal.agent.repair.templates import template_mutations
 
 SOURCE = textwrap.dedent("""
     import decimal
