@@ -2,8 +2,9 @@
 
 `FunctionFacts` and `ModuleFacts` say what is in scope around a statement; `header_nodes`,
 `statement_at`, `enclosing_function`, `parent_map` and `inside_loop` find a statement and its
-surroundings; `operator_edit`, `paren` and `short` place and describe an edit. The operator
-families (composed by `operators`) and the fix templates (composed by `templates`) build on these.
+surroundings; `called_name` names a call's function, `operator_edit` finds an operator token,
+and `paren` and `short` write and describe an edit. The operator families (composed by
+`operators`) and the fix templates (composed by `templates`) build on these.
 """
 
 from __future__ import annotations
@@ -266,6 +267,15 @@ def operator_edit(src: SourceFile, left: ast.AST, right: ast.AST, pattern: str) 
     token = cleaned[match.start() : match.end()].encode("utf-8")
     start = gap_start + len(prefix)
     return start, start + len(token)
+
+
+def called_name(node: ast.Call) -> str | None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
 
 
 def inside_loop(statement, parents, function) -> bool:

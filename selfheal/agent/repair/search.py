@@ -19,7 +19,6 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 
-from selfheal.agent.repair.arithmetic_templates import template_mutations
 from selfheal.agent.repair.edits import Candidate, SourceFile, apply_edits, content_key
 from selfheal.agent.repair.mutation import (
     FunctionFacts,
@@ -31,6 +30,7 @@ from selfheal.agent.repair.mutation import (
 )
 from selfheal.agent.repair.operators import statement_mutations
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
+from selfheal.agent.repair.templates import template_mutations
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import textwrap
 
-from selfheal.agent.repair.arithmetic_templates import template_mutations
 from selfheal.agent.repair.edits import SourceFile, apply_edits
 from selfheal.agent.repair.mutation import (
     PRIORS,
@@ -14,6 +13,7 @@ from selfheal.agent.repair.mutation import (
     parent_map,
     statement_at,
 )
+from selfheal.agent.repair.templates import template_mutations
 
 SOURCE = textwrap.dedent("""
     import decimal
