@@ -17,7 +17,7 @@ from typing import Protocol
 
 from selfheal.agent.events import Event, EventSink, stage
 from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
-from selfheal.agent.repair.mutations import Hints
+from selfheal.agent.repair.mutation import Hints
 from selfheal.agent.repair.strategy import Budget, RepairContext, Screening
 from selfheal.agent.report.checkpoints import Checkpoint, config_to_dict
 from selfheal.agent.report.result import HEALED, NOT_HEALED, PARTIAL, Rejection

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from selfheal.agent.localize.spectrum import localize
-from selfheal.agent.repair.mutations import Hints
+from selfheal.agent.repair.mutation import Hints
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.repair.strategy import RepairContext
 from tests.conftest import apply_and_test, git

@@ -20,15 +20,15 @@ import warnings
 from dataclasses import dataclass
 
 from selfheal.agent.repair.edits import Candidate, SourceFile, apply_edits, content_key
-from selfheal.agent.repair.mutations import (
+from selfheal.agent.repair.mutation import (
     FunctionFacts,
     ModuleFacts,
     enclosing_function,
     header_nodes,
     parent_map,
     statement_at,
-    statement_mutations,
 )
+from selfheal.agent.repair.operators import statement_mutations
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
 from selfheal.agent.repair.templates import template_mutations
 

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from selfheal.agent.localize.spectrum import Localization
 from selfheal.agent.repair.edits import Candidate
-from selfheal.agent.repair.mutations import Hints
+from selfheal.agent.repair.mutation import Hints
 from selfheal.agent.run.testrun import CoverageMap
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from selfheal.agent.repair.edits import SourceFile, apply_edits
-from selfheal.agent.repair.mutations import (
+from selfheal.agent.repair.mutation import (
     PRIORS,
     FunctionFacts,
     ModuleFacts,

@@ -7,15 +7,15 @@ import textwrap
 import pytest
 
 from selfheal.agent.repair.edits import Candidate, Edit, SourceFile, apply_edits
-from selfheal.agent.repair.mutations import (
+from selfheal.agent.repair.mutation import (
     FunctionFacts,
     Hints,
     ModuleFacts,
     enclosing_function,
     parent_map,
     statement_at,
-    statement_mutations,
 )
+from selfheal.agent.repair.operators import statement_mutations
 
 SOURCE = textwrap.dedent('''
     import math

@@ -1,0 +1,330 @@
+"""The `Mutation` value and its priors, and the facts and AST helpers every operator and template uses.
+
+`FunctionFacts` and `ModuleFacts` say what is in scope around a statement; `header_nodes`,
+`statement_at`, `enclosing_function`, `parent_map` and `inside_loop` find a statement and its
+surroundings; `called_name` names a call's function, `operator_edit` finds an operator token,
+and `paren` and `short` write and describe an edit. The operator families (composed by
+`operators`) and the fix templates (composed by `templates`) build on these.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from selfheal.agent.repair.edits import Edit, SourceFile
+
+# -- priors (tuned on the visible tests of the benchmark only; see evaluation/) --------------
+PRIORS = {
+    "comparison-operator": 1.0,
+    "off-by-one": 0.85,
+    "boolean-operator": 0.8,
+    "arithmetic-operator": 0.75,
+    "augmented-assignment": 0.75,
+    "slice": 0.7,
+    "builtin-swap": 0.7,
+    "guard": 0.65,
+    "raise-guard": 0.65,
+    "operand-swap": 0.6,
+    "literal": 0.55,
+    "negation": 0.55,
+    "condition": 0.45,
+    "argument-swap": 0.45,
+    "name": 0.45,
+    "attribute": 0.45,
+    "return-value": 0.4,
+    "call-unwrap": 0.35,
+    "statement-move": 0.35,
+    "break-continue": 0.35,
+    "statement-delete": 0.25,
+    "statement-insert": 0.2,
+    # fix templates (templates.py and the *_templates modules it composes)
+    "none-check": 0.55,
+    "argument": 0.5,
+    "constant-swap": 0.5,
+    "format-string": 0.5,
+    "regex": 0.5,
+    "grouping": 0.45,
+    "normalize": 0.4,
+}
+
+ANNOTATION_DEFAULTS = {
+    "int": "0",
+    "float": "0.0",
+    "str": '""',
+    "bool": "False",
+    "list": "[]",
+    "dict": "{}",
+    "set": "set()",
+    "tuple": "()",
+    "List": "[]",
+    "Dict": "{}",
+    "Set": "set()",
+    "Tuple": "()",
+    "Sequence": "[]",
+    "Iterable": "[]",
+    "Mapping": "{}",
+}
+ATOMS = (
+    ast.Name,
+    ast.Constant,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Call,
+    ast.List,
+    ast.Tuple,
+    ast.Dict,
+    ast.Set,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.JoinedStr,
+)
+
+
+@dataclass(frozen=True)
+class Mutation:
+    family: str
+    weight: float  # likelihood within the family, in (0, 1]
+    edits: tuple[Edit, ...]
+    description: str
+
+    @property
+    def prior(self) -> float:
+        return PRIORS[self.family] * self.weight
+
+
+@dataclass(frozen=True)
+class Hints:
+    """Evidence from the failing tests that shapes some operators."""
+
+    expected_exceptions: tuple[str, ...] = ()
+
+
+def paren(src: SourceFile, node: ast.AST) -> str:
+    text = src.segment(node)
+    return text if isinstance(node, ATOMS) else f"({text})"
+
+
+def short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class FunctionFacts:
+    """What the operators need to know about the function around a statement."""
+
+    def __init__(self, src: SourceFile, function: ast.AST | None) -> None:
+        self.function = function
+        self.params: list[str] = []
+        self.locals: list[str] = []
+        self.returns: list[ast.Return] = []
+        self.conditions: list[ast.expr] = []
+        self.statements: list[ast.stmt] = []
+        self.strings: list[str] = []
+        self.is_generator = False
+        body_root = function if function is not None else src.tree
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = function.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+                if arg is not None and arg.arg not in ("self", "cls"):
+                    self.params.append(arg.arg)
+        self.literal_inits: dict[str, str] = {}  # `out = []`: what a guard may return for `out`
+        for node in _walk_function(body_root):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, (ast.List, ast.Dict, ast.Tuple, ast.Set, ast.Constant))
+                and len(src.segment(node.value)) <= 12
+            ):
+                self.literal_inits.setdefault(node.targets[0].id, src.segment(node.value))
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                if node.id not in self.locals and node.id not in self.params:
+                    self.locals.append(node.id)
+            elif isinstance(node, ast.Return):
+                self.returns.append(node)
+            elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
+                self.conditions.append(node.test)
+            elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+                self.is_generator = True
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and len(node.value) <= 20
+                and node.value not in self.strings
+            ):
+                self.strings.append(node.value)
+            if isinstance(node, ast.stmt) and node is not function:
+                self.statements.append(node)
+        self.return_annotation = (
+            function.returns if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        )
+
+    @property
+    def scope_names(self) -> list[str]:
+        return self.params + self.locals
+
+    def default_returns(self, src: SourceFile) -> list[str]:
+        """Values a guard may return: simple values the function already returns, else typed."""
+        values: list[str] = []
+        for ret in self.returns:
+            if ret.value is None:
+                text = "None"
+            elif (
+                isinstance(ret.value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))
+                and len(src.segment(ret.value)) <= 12
+            ):
+                text = src.segment(ret.value)
+            elif isinstance(ret.value, ast.Name) and ret.value.id in self.params:
+                text = ret.value.id
+            elif isinstance(ret.value, ast.Name) and ret.value.id in self.literal_inits:
+                text = self.literal_inits[ret.value.id]
+            else:
+                continue
+            if text not in values:
+                values.append(text)
+        annotation = self.return_annotation
+        base = None
+        if isinstance(annotation, ast.Name):
+            base = annotation.id
+        elif isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name):
+            base = annotation.value.id
+        elif isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            base = annotation.value.split("[")[0].strip()
+        if base in ANNOTATION_DEFAULTS and ANNOTATION_DEFAULTS[base] not in values:
+            values.append(ANNOTATION_DEFAULTS[base])
+        if "None" not in values and (
+            annotation is None or "None" in ast.dump(annotation) or "Optional" in ast.dump(annotation)
+        ):
+            values.append("None")
+        return values[:4]
+
+
+def _walk_function(root: ast.AST) -> Iterator[ast.AST]:
+    """Nodes of a function body, not descending into nested functions or classes."""
+    stack = list(ast.iter_child_nodes(root))
+    while stack:
+        node = stack.pop(0)
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def header_nodes(statement: ast.stmt) -> list[ast.AST]:
+    """The expressions that belong to a statement's own line(s), not to its body."""
+    if isinstance(statement, (ast.If, ast.While)):
+        return [statement.test]
+    if isinstance(statement, (ast.For, ast.AsyncFor)):
+        return [statement.target, statement.iter]
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return [item.context_expr for item in statement.items]
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        return []
+    if isinstance(statement, ast.Match):
+        return [statement.subject]
+    return [statement]
+
+
+class ModuleFacts:
+    def __init__(self, src: SourceFile) -> None:
+        self.functions: list[str] = []
+        self.attributes: dict[str, set[str]] = {}
+        self.names: set[str] = set()
+        for node in ast.walk(src.tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                self.attributes.setdefault(node.value.id, set()).add(node.attr)
+            elif isinstance(node, ast.Name):
+                self.names.add(node.id)
+            elif isinstance(node, ast.alias):
+                self.names.add((node.asname or node.name).split(".")[0])
+        self.definitions: dict[str, ast.stmt] = {}  # name -> the top-level assignment binding it
+        for node in src.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions.append(node.name)
+            elif isinstance(node, ast.ClassDef):
+                self.names.add(node.name)
+            elif isinstance(node, ast.Assign) or (isinstance(node, ast.AnnAssign) and node.value is not None):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(target, ast.Name):
+                        self.definitions[target.id] = node
+
+
+def operator_edit(src: SourceFile, left: ast.AST, right: ast.AST, pattern: str) -> tuple[int, int] | None:
+    """Byte span of the operator token between two operands."""
+    gap_start, gap_end = src.span(left)[1], src.span(right)[0]
+    gap = src.data[gap_start:gap_end].decode("utf-8")
+    cleaned = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), gap)
+    match = re.search(pattern, cleaned)
+    if not match:
+        return None
+    prefix = cleaned[: match.start()].encode("utf-8")
+    token = cleaned[match.start() : match.end()].encode("utf-8")
+    start = gap_start + len(prefix)
+    return start, start + len(token)
+
+
+def called_name(node: ast.Call) -> str | None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def inside_loop(statement, parents, function) -> bool:
+    node = parents.get(statement)
+    while node is not None and node is not function:
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
+            return True
+        node = parents.get(node)
+    return False
+
+
+def parent_map(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    return parents
+
+
+def statement_at(src: SourceFile, line: int, parents: dict[ast.AST, ast.AST]) -> ast.stmt | None:
+    """The innermost statement whose own header covers `line`."""
+    best = None
+    for node in ast.walk(src.tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        header = header_nodes(node)
+        if not header:
+            covers = node.lineno == line
+        else:
+            first = min(getattr(h, "lineno", node.lineno) for h in header)
+            last = max(getattr(h, "end_lineno", node.lineno) or node.lineno for h in header)
+            covers = min(first, node.lineno) <= line <= last
+        if covers and (best is None or _depth(node, parents) > _depth(best, parents)):
+            best = node
+    return best
+
+
+def _depth(node, parents) -> int:
+    depth = 0
+    while node in parents:
+        node = parents[node]
+        depth += 1
+    return depth
+
+
+def enclosing_function(statement: ast.stmt, parents) -> ast.AST | None:
+    node = parents.get(statement)
+    while node is not None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return node
+        node = parents.get(node)
+    return None
