@@ -19,10 +19,12 @@ def test_nothing_declared_means_nothing_to_install(tmp_path):
 
 
 def test_requirement_files_and_static_pyproject_dependencies(tmp_path):
-    write(tmp_path, {
-        "requirements.txt": "requests\n",
-        "requirements-dev.txt": "pytest-mock\n",
-        "pyproject.toml": """
+    write(
+        tmp_path,
+        {
+            "requirements.txt": "requests\n",
+            "requirements-dev.txt": "pytest-mock\n",
+            "pyproject.toml": """
 [project]
 name = "my_pkg"
 dependencies = ["attrs>=22", "six"]
@@ -30,40 +32,62 @@ dependencies = ["attrs>=22", "six"]
 test = ["hypothesis", "My-Pkg[extra]"]
 docs = ["sphinx"]
 """,
-    })
+        },
+    )
     plan = plan_setup(tmp_path)
     assert (plan.requirement_files, plan.requirements, plan.install_project, plan.local) == (
-        ("requirements.txt", "requirements-dev.txt"), ("attrs>=22", "six", "hypothesis"), None, ()
+        ("requirements.txt", "requirements-dev.txt"),
+        ("attrs>=22", "six", "hypothesis"),
+        None,
+        (),
     )
     assert dict(plan.filtered) == {"requirements.txt": "requests\n", "requirements-dev.txt": "pytest-mock\n"}
 
-    assert plan.pip_arguments() == ["-r", "requirements.txt", "-r", "requirements-dev.txt",
-                                    "attrs>=22", "six", "hypothesis"]
+    assert plan.pip_arguments() == [
+        "-r",
+        "requirements.txt",
+        "-r",
+        "requirements-dev.txt",
+        "attrs>=22",
+        "six",
+        "hypothesis",
+    ]
 
 
-@pytest.mark.parametrize("files", [
-    {"setup.py": "from setuptools import setup\nsetup()\n"},
-    {"pyproject.toml": "[project]\nname = 'x'\ndynamic = ['dependencies']\n"},
-])
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"setup.py": "from setuptools import setup\nsetup()\n"},
+        {"pyproject.toml": "[project]\nname = 'x'\ndynamic = ['dependencies']\n"},
+    ],
+)
 def test_dynamic_metadata_installs_the_project_itself(tmp_path, files):
     write(tmp_path, files)
     assert plan_setup(tmp_path).install_project == "."
 
 
 def test_dynamic_project_with_test_extras(tmp_path):
-    write(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\ndynamic = ['dependencies']\n"
-                                       "[project.optional-dependencies]\ntests = ['pytest']\n"})
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "[project]\nname = 'x'\ndynamic = ['dependencies']\n"
+            "[project.optional-dependencies]\ntests = ['pytest']\n"
+        },
+    )
     assert plan_setup(tmp_path).install_project == ".[tests]"
 
 
-@pytest.mark.parametrize(("files", "version"), [
-    ({}, "3.12"),
-    ({".python-version": "3.10.4\n"}, "3.10"),
-    ({"pyproject.toml": "[project]\nrequires-python = '>=3.9'\n"}, "3.12"),
-    ({"pyproject.toml": "[project]\nrequires-python = '>=3.8,<3.11'\n"}, "3.10"),
-    ({"pyproject.toml": "[project]\nrequires-python = '>=3.13'\n"}, "3.13"),
-    ({"pyproject.toml": "[project]\nrequires-python = 'not a spec'\n"}, "3.12"),
-])
+@pytest.mark.parametrize(
+    ("files", "version"),
+    [
+        ({}, "3.12"),
+        ({".python-version": "3.10.4\n"}, "3.10"),
+        ({"pyproject.toml": "[project]\nrequires-python = '>=3.9'\n"}, "3.12"),
+        ({"pyproject.toml": "[project]\nrequires-python = '>=3.8,<3.11'\n"}, "3.10"),
+        ({"pyproject.toml": "[project]\nrequires-python = '>=3.13'\n"}, "3.13"),
+        ({"pyproject.toml": "[project]\nrequires-python = 'not a spec'\n"}, "3.12"),
+    ],
+)
 def test_the_image_matches_the_python_the_repo_declares(tmp_path, files, version):
     write(tmp_path, files)
     assert python_version_for(tmp_path) == version

@@ -118,8 +118,9 @@ def test_is_secret_name(name: str, secret: bool) -> None:
 def test_path_token_stands_for_the_sandbox_default_path():
     from selfheal.sandbox.env import expand_path
 
-    env = build_environment(home="/w/h", tmpdir="/w/t", extra={"PATH": "/venv/bin:${PATH}"},
-                            source={"PATH": "/usr/bin:/bin"})
+    env = build_environment(
+        home="/w/h", tmpdir="/w/t", extra={"PATH": "/venv/bin:${PATH}"}, source={"PATH": "/usr/bin:/bin"}
+    )
     assert env["PATH"] == "/venv/bin:/usr/bin:/bin"
     assert expand_path({"PATH": "/x"}, "/y") == {"PATH": "/x"}
     assert expand_path({}, "/y") == {}
