@@ -300,6 +300,17 @@ def _contain_repo_settings(settings: dict[str, Any]) -> tuple[dict[str, Any], li
             "[tool.selfheal] namespaces = false ignored: only the caller can turn the sandbox's "
             "namespaces off (--no-namespaces)"
         )
+    if "protected" in kept:
+        # the verdict's protection of tests and CI is not the repository's to lift: its globs add
+        # to the defaults, whatever it lists (`protected = []` protects what the defaults do)
+        own = tuple(kept["protected"])
+        dropped = [glob for glob in DEFAULT_PROTECTED if glob not in own]
+        kept["protected"] = tuple(dict.fromkeys((*DEFAULT_PROTECTED, *own)))
+        if dropped:
+            notes.append(
+                f"[tool.selfheal] protected kept {', '.join(dropped)}: a repository may protect more "
+                "paths, not unprotect its tests or CI"
+            )
     defaults = HealConfig(repo=Path("."))
     for key in _CAPPED:
         if key in kept and kept[key] > getattr(defaults, key):

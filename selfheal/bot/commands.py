@@ -9,8 +9,15 @@ from dataclasses import dataclass
 HIDDEN_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 COMMAND = "/heal"
 # A test id or path: what pytest accepts on its command line, nothing that looks like an option.
-TARGET = re.compile(r"^(?!-)[\w./\-\[\]:,=+@%]+$")
+TARGET = re.compile(r"^(?![-/])[\w./\-\[\]:,=+@%]+$")  # relative: no option, no absolute path
 MAX_TARGETS = 20
+MAX_TARGET_CHARS = 300  # a test id longer than this is not one (and one argv string is capped at 128 KiB)
+# Markdown's line endings (CommonMark): a lone \r ends a line too, so a word after it is not on
+# the command's line.
+LINE_END = re.compile(r"\r\n|\r|\n")
+# A line indented this much at the start of a comment is an indented code block in Markdown: shown
+# as code, so not a command (as a fenced block, an inline code span or a quote is not one).
+CODE_INDENT = re.compile(r"^(?: {4}|\t| {0,3}\t)")
 MAX_CONTEXT_CHARS = 4000
 
 
@@ -30,11 +37,17 @@ def strip_hidden(text: str) -> str:
 def parse_command(body: str) -> HealCommand | None:
     """The command in a comment body, or None when the comment is not a `/heal` command.
 
-    `/heal` must open the comment; words on its line are options (`dry-run`, `approve`) or test
-    targets (`tests/test_x.py`, `tests/test_x.py::test_y`).
+    `/heal` must open the comment (blank lines before it aside), as its own word, in plain text:
+    not inside a code block or span, a quote, nor indented as code; look-alike characters (a
+    zero-width space, fullwidth letters, a Cyrillic `е`) do not make it. Words on its line are
+    options (`dry-run`, `approve`) or test targets (`tests/test_x.py`, `tests/test_x.py::test_y`).
     """
-    visible = strip_hidden(body).replace("\r\n", "\n").strip()
-    first, _, rest = visible.partition("\n")
+    lines = LINE_END.split(strip_hidden(body))
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if not lines or CODE_INDENT.match(lines[0]):
+        return None
+    first, rest = lines[0], "\n".join(lines[1:])
     words = first.split()
     if not words or words[0] != COMMAND:
         return None
@@ -61,7 +74,7 @@ def parse_command(body: str) -> HealCommand | None:
 
 
 def _is_target(word: str) -> bool:
-    if not TARGET.match(word) or ".." in word.split("::")[0].split("/"):
+    if len(word) > MAX_TARGET_CHARS or not TARGET.match(word) or ".." in word.split("::")[0].split("/"):
         return False
     path = word.split("::")[0]
     return "::" in word or path.endswith(".py") or path.endswith("/")

@@ -91,8 +91,10 @@ def _comment(payload: dict[str, Any], repo: str) -> Trigger | Skip:
     body = comment.get("body") or ""
     if MARKER in body:
         return Skip("a comment written by selfheal")
-    user = comment.get("user") or {}
-    login = user.get("login")
+    user = comment.get("user")
+    if user is None:  # GitHub's REST API gives a deleted account's comments no user at all
+        return Skip("a comment without an author (a deleted account): nobody whose access can be checked")
+    login = user.get("login") if isinstance(user, dict) else None
     if not isinstance(login, str):
         raise EventError("issue_comment event without comment.user.login")
     if user.get("type") == "Bot" or login.endswith("[bot]"):

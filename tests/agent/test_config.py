@@ -5,7 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from selfheal.agent.config import DEFAULT_TEST_COMMAND, HealConfig, build_config, read_repo_settings
+from selfheal.agent.config import (
+    DEFAULT_PROTECTED,
+    DEFAULT_TEST_COMMAND,
+    HealConfig,
+    build_config,
+    read_repo_settings,
+)
 from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.model.llm import Price, ProviderSettings, RoleOverride
 
@@ -321,3 +327,27 @@ def test_the_repository_may_tighten_the_sandbox_and_the_caller_may_loosen_it(tmp
     assert "setting_notes" not in tightened.extra
     loosened = build_config(tmp_path, {"namespaces": False, "disk_mb": 4096, "sandbox": "local"})
     assert (loosened.namespaces, loosened.disk_mb, loosened.sandbox) == (False, 4096, "local")
+
+
+@pytest.mark.parametrize(
+    "protected",
+    ["protected = []", 'protected = ["nothing"]', 'protected = "docs/**"', 'protected = ["src/**"]'],
+)
+def test_the_repository_settings_cannot_unprotect_tests_or_ci(tmp_path, protected):
+    """Verdict rule 3's protected globs: a repository may add to them, never take tests or CI out."""
+    write_pyproject(tmp_path, f"[tool.selfheal]\n{protected}\n")
+    config = build_config(tmp_path, {})
+    assert config.protected[: len(DEFAULT_PROTECTED)] == DEFAULT_PROTECTED
+    own = read_repo_settings(tmp_path)["protected"]
+    assert set(config.protected) == {*DEFAULT_PROTECTED, *own}
+    [note] = config.extra["setting_notes"]
+    assert note.startswith("[tool.selfheal] protected kept **/tests/**, **/test/**, test_*.py")
+    assert note.endswith("a repository may protect more paths, not unprotect its tests or CI")
+
+
+def test_a_repository_listing_the_defaults_and_more_gets_no_note(tmp_path):
+    globs = ", ".join(f'"{g}"' for g in (*DEFAULT_PROTECTED, "docs/**"))
+    write_pyproject(tmp_path, f"[tool.selfheal]\nprotected = [{globs}]\n")
+    config = build_config(tmp_path, {})
+    assert config.protected == (*DEFAULT_PROTECTED, "docs/**")
+    assert "setting_notes" not in config.extra

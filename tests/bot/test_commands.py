@@ -59,3 +59,44 @@ def test_hidden_html_comments_are_removed_before_parsing() -> None:
 
 def test_crlf_bodies() -> None:
     assert parse_command("/heal dry-run\r\nmore\r\n") == HealCommand(dry_run=True, context="more")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    /heal",  # an indented code block in Markdown: shown as code
+        "\t/heal",
+        "\n\n    /heal dry-run",
+        "/h\u200beal",  # zero-width space
+        "\u200b/heal",
+        "\ufeff/heal",
+        "\uff0f\uff48\uff45\uff41\uff4c",  # fullwidth
+        "/h\u0435al",  # Cyrillic е
+        "\u202e/heal\u202c",  # right-to-left override around it
+        "/heal\u200b",
+        "```\n/heal\n```",
+        "`/heal`",
+        "> /heal",
+        "I would /heal this",
+    ],
+)
+def test_look_alikes_code_and_quotes_are_not_commands(body: str) -> None:
+    assert parse_command(body) is None
+
+
+def test_blank_lines_and_up_to_three_spaces_before_the_command_are_fine() -> None:
+    assert parse_command("\n\n   /heal dry-run") == HealCommand(dry_run=True)
+
+
+def test_a_lone_carriage_return_ends_the_command_line() -> None:
+    """Markdown breaks a line at a lone \\r: what follows it is context, not an option."""
+    assert parse_command("/heal\rapprove") == HealCommand(context="approve")
+    assert parse_command("/heal dry-run\rtests/t.py") == HealCommand(dry_run=True, context="tests/t.py")
+
+
+def test_absolute_paths_and_overlong_words_are_not_targets() -> None:
+    long_target = "tests/" + "a" * 400 + ".py"
+    command = parse_command(f"/heal / /etc/ /etc/passwd::x {long_target} tests/ok.py")
+    assert command is not None
+    assert command.targets == ("tests/ok.py",)
+    assert command.ignored == ("/", "/etc/", "/etc/passwd::x", long_target[:40])

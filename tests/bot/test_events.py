@@ -100,3 +100,10 @@ def test_missing_pieces() -> None:
     del payload["repository"]
     with pytest.raises(EventError, match=r"without repository\.full_name"):
         parse_event("issue_comment", json.loads(json.dumps(payload)))
+
+
+def test_a_comment_of_a_deleted_account_is_ignored_not_an_error() -> None:
+    payload = payloads.issue_comment("/heal")
+    payload["comment"]["user"] = None  # what GitHub sends for a deleted account's comment
+    skip = parse_event("issue_comment", payload)
+    assert skip == Skip("a comment without an author (a deleted account): nobody whose access can be checked")
