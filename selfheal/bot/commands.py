@@ -39,7 +39,7 @@ def parse_command(body: str) -> HealCommand | None:
 
     `/heal` must open the comment (blank lines before it aside), as its own word, in plain text:
     not inside a code block or span, a quote, nor indented as code; look-alike characters (a
-    zero-width space, fullwidth letters, a Cyrillic `е`) do not make it. Words on its line are
+    zero-width space, fullwidth letters, a Cyrillic e, U+0435) do not make it. Words on its line are
     options (`dry-run`, `approve`) or test targets (`tests/test_x.py`, `tests/test_x.py::test_y`).
     """
     lines = LINE_END.split(strip_hidden(body))

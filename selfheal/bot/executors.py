@@ -171,10 +171,10 @@ class ActionsExecutor(_Base):
             self._say(client, trigger, f"{MARKER}\n" + DRY_RUN_TEXT.format(workflow=self.config.workflow))
             self._react(client, trigger, "confused")
             return JobResult(True, f"{REFUSED}: a dry run cannot be forwarded to the heal workflow")
-        self._react(client, trigger, "eyes")
         target = bot.resolve(trigger)
         if isinstance(target, Outcome):
             return JobResult(True, describe(target))
+        self._react(client, trigger, "eyes")
         return self._forward(client, trigger, target.branch)
 
     def _forward(self, client: GitHubClient, trigger: Trigger, branch: str) -> JobResult:

@@ -107,14 +107,14 @@ class Bot:
             refusal = self.authorize(trigger)
             if refusal:
                 return refusal
-        if trigger.comment_id:
-            self._react(trigger, "eyes")
         try:
             if trigger.command and trigger.command.approve:
+                self._react(trigger, "eyes")
                 return self.approve(trigger)
             target = self.resolve(trigger)
             if isinstance(target, Outcome):
-                return target
+                return target  # a refusal (a fork) says so with 😕 alone: 👀 means selfheal accepted
+            self._react(trigger, "eyes")
             return self.heal(trigger, target)
         except (BotError, SelfhealError, SandboxError) as exc:
             self._react(trigger, "confused")

@@ -71,7 +71,7 @@ def test_crlf_bodies() -> None:
         "\u200b/heal",
         "\ufeff/heal",
         "\uff0f\uff48\uff45\uff41\uff4c",  # fullwidth
-        "/h\u0435al",  # Cyrillic е
+        "/h\u0435al",  # Cyrillic ie, U+0435
         "\u202e/heal\u202c",  # right-to-left override around it
         "/heal\u200b",
         "```\n/heal\n```",
