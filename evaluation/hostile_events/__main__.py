@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     if not cases:
         print("no case matches", file=sys.stderr)
         return 2
-    folder = Path(tempfile.mkdtemp(prefix="selfheal-hostile-"))
+    kept = os.environ.get(RESULTS_ENV)  # where to keep the results (for --show); else a temporary folder
+    folder = Path(kept) if kept else Path(tempfile.mkdtemp(prefix="selfheal-hostile-"))
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     command += [TESTS[r] for r in args.runner or RUNNERS]
     if args.jobs:
@@ -59,10 +60,14 @@ def main(argv: list[str] | None = None) -> int:
         command += ["-k", " or ".join(f"[{c.id}]" for c in cases)]
     started = time.monotonic()
     try:
-        done = subprocess.run(command, cwd=ROOT, env={**os.environ, RESULTS_ENV: str(folder)}, check=False)
-        results = load_results(folder)
+        # pytest's own report goes to stderr: stdout carries the figures only
+        done = subprocess.run(
+            command, cwd=ROOT, env={**os.environ, RESULTS_ENV: str(folder)}, stdout=sys.stderr, check=False
+        )
+        results = load_results(folder) if folder.is_dir() else []
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if not kept:
+            shutil.rmtree(folder, ignore_errors=True)
     wall = time.monotonic() - started
     if not results:
         print(f"no results: pytest exited {done.returncode}", file=sys.stderr)
