@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.hostile_events.cases import Case
+from selfheal.agent.report.result import HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL
 from tests.action.conftest import COLLABORATORS, REPO, World, seed_remote
 from tests.action.hostile_figures import save
 from tests.bot import payloads
@@ -29,7 +30,7 @@ COMMENT_ID = 9001
 OWN_PULL = 20  # the pull request a case with a branch of its own gets
 MEGA = 1024 * 1024
 LONG = 200_000  # one word over Linux's 128 KiB cap on a single argv string
-HEAL_STATUSES = ("healed", "partial", "not_healed", "nothing_to_heal", "budget_exhausted", "dry_run")
+HEAL_STATUSES = (HEALED, PARTIAL, NOT_HEALED, NOTHING_TO_HEAL)  # the heal ran; its own error is not one
 
 # `files` of a case: trees committed on top of its branch
 FILE_SETS: dict[str, dict[str, str]] = {

@@ -70,7 +70,7 @@ CASES = [
         "branch": "loosen-empty",
         "branch_from": "green",
         "files": "wrong-test",
-        "pyproject": "protected = []\nsource = [\"calc/**\", \"tests/test_calc.py\"]",
+        "pyproject": 'protected = []\nsource = ["calc/**", "tests/test_calc.py"]',
         "expect": "heal",
         "status": "not_healed",
         "reply": "Not healed",
