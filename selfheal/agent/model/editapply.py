@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -24,6 +25,8 @@ from selfheal.agent.model.editmatch import FUNCTION, Applied, FileLines, Refused
 from selfheal.agent.model.readtools import confine_path, malformed_path
 from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
 from selfheal.agent.verdict import changed_tables, protected_changes
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # What the project installs is its maintainers' decision, and a change to it would be installed
 # before the sandbox closes: a repair never adds, removes or changes a dependency. These files
@@ -151,6 +154,14 @@ def edits_from_answer(
     text: str, sources: dict[str, str], *, protected: tuple[str, ...] = DEFAULT_PROTECTED
 ) -> EditResult:
     """Parse an answer and apply its blocks; malformed blocks fail the whole answer."""
+    bad = _SURROGATE.search(text)
+    if bad:  # it could never be written to a file as UTF-8
+        line = text.count("\n", 0, bad.start()) + 1
+        return EditResult((), problems=(
+            f"line {line} of your answer holds U+{ord(bad.group()):04X}, a lone surrogate that is not valid "
+            "Unicode; write the code as plain UTF-8 text (use an escape such as '\\ud800' inside a "
+            "string literal if the code needs that value)",
+        ))  # fmt: skip
     parsed = parse_blocks(text)
     if parsed.problems:
         return EditResult((), problems=parsed.problems)

@@ -74,6 +74,8 @@ def malformed_path(path: str) -> str:
             "refused: the path contains a NUL byte or a line break; a path is a single line of plain "
             "text relative to the project root, e.g. pkg/core.py"
         )
+    if re.search("[\ud800-\udfff]", path):
+        return "refused: the path holds a lone surrogate, which is not valid Unicode; give the plain path"
     if len(path) > MAX_PATH_CHARS or any(len(part) > MAX_NAME_CHARS for part in re.split(r"[/\\]", path)):
         return (
             f"refused: the path is too long ({len(path)} characters: {_shown(path)!r}); give the file's "

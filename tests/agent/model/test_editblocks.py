@@ -487,3 +487,15 @@ def test_a_repair_never_changes_the_projects_dependencies():
     # the rest of pyproject.toml stays editable where it is a source
     renamed = edits_from_answer(block("pyproject.toml", 'name = "stats"\n', 'name = "stats2"\n'), sources)
     assert renamed.ok
+
+
+def test_json_edits_nested_too_deeply_and_lone_surrogates_are_problems_not_crashes():
+    deep = edits_from_answer('{"edits": ' + "[" * 100_000 + "]" * 100_000, SOURCES)
+    assert deep.problems == ("no edit blocks found in your answer (its JSON is nested too deeply)",)
+    lone = edits_from_answer(
+        block("stats/core.py", "        return x\n", "        return x  # \ud800\n"), SOURCES
+    )
+    assert lone.problems[0].startswith(
+        "line 5 of your answer holds U+D800, a lone surrogate that is not valid"
+    )
+    assert "write the code as plain UTF-8 text" in lone.problems[0]
