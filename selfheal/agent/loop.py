@@ -143,7 +143,10 @@ class HealRun:
             )
         if not workspace.origin.is_git:
             result.notes.append("not a git repository: the patch is against a snapshot of the directory")
-        sources = workspace.base_texts(source_files(workspace.files, config.protected, config.source))
+        # a symbolic link is no source file: its "text" is where it points, and a repair of it
+        # would write through it (the user's directory, which no sandboxed command touched)
+        files = [f for f in workspace.files if not (workspace.origin.path / f).is_symlink()]
+        sources = workspace.base_texts(source_files(files, config.protected, config.source))
         self.state = HealState(config, workspace, session, events, python, runner, sources, result, strategy)
         self.rounds = RepairRounds(self.state)
         self.after = AfterRepair(self.state, self.rounds)

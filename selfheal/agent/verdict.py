@@ -94,7 +94,12 @@ def protected_changes(
 
 
 def _changed_tables(name: str, old: str, new: str) -> list[str]:
-    tables = PROTECTED_TABLES[name]
+    return changed_tables(name, old, new, PROTECTED_TABLES[name])
+
+
+def changed_tables(name: str, old: str, new: str, tables: tuple[str, ...]) -> list[str]:
+    """Which of `tables` (dotted TOML tables of a pyproject.toml, or sections of a setup.cfg)
+    differ between `old` and `new`; ["(file no longer parses)"] when either does not parse."""
     try:
         if name == "pyproject.toml":
             before, after = tomllib.loads(old), tomllib.loads(new)

@@ -58,6 +58,7 @@ def parse_answer(text: str, schema: dict[str, Any]) -> ParsedAnswer:
             "Your answer was empty. " + _instructions(schema),
         )
     steps: list[str] = []
+    text = without_surrogates(text)
     if len(text) > MAX_ANSWER_CHARS:
         text = text[:MAX_ANSWER_CHARS]
         steps.append(CAPPED)
@@ -162,9 +163,32 @@ def _echo(text: str) -> str:
 # -- decoding ---------------------------------------------------------------------------------
 
 
-def _decode(text: str, schema: dict[str, Any], steps: list[str]) -> Any:
+def _loads(text: str) -> Any:
+    """json.loads, where nesting deeper than the decoder's recursion limit is a decoding error too
+    (a model's answer of 100,000 open brackets must not end the heal)."""
     try:
         return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("the JSON is nested too deeply", text[:100], 0) from None
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """`text` with every lone surrogate (no valid Unicode; a JSON "\\ud800" escape or undecodable
+    bytes make them) replaced by U+FFFD, so that it can be written as UTF-8 anywhere."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def echo(text: str) -> str:
+    """A long answer as it is kept in a conversation: its head and how much was left out."""
+    return _echo(text)
+
+
+def _decode(text: str, schema: dict[str, Any], steps: list[str]) -> Any:
+    try:
+        return _loads(text)
     except json.JSONDecodeError as exc:
         first_error = exc
     opener = "[" if _types(schema) == ["array"] else "{"
@@ -182,7 +206,7 @@ def _decode(text: str, schema: dict[str, Any], steps: list[str]) -> Any:
         candidate = changed
         steps.append(name)
         try:
-            return json.loads(candidate)
+            return _loads(candidate)
         except json.JSONDecodeError as exc:
             last_error = exc
     capped = (
@@ -221,7 +245,7 @@ def extract_json(text: str, opener: str = "{") -> str | None:
     for start, end in spans:
         if end is not None:
             try:
-                json.loads(text[start:end])
+                _loads(text[start:end])
                 return text[start:end]
             except json.JSONDecodeError:
                 continue
@@ -301,7 +325,7 @@ def close_truncated(text: str) -> str | None:
         closed = closed.rstrip().removesuffix(",").rstrip()
         closed += "".join("}" if opener == "{" else "]" for opener in reversed(stack))
         try:
-            json.loads(closed)
+            _loads(closed)
             return closed
         except json.JSONDecodeError:
             earlier = [cut for cut in cuts if cut < len(attempt)]
@@ -393,7 +417,7 @@ def _coerce_scalar(value: Any, types: list[str]) -> Any:
             return text.lower() == "true"
         if ("object" in types and text.startswith("{")) or ("array" in types and text.startswith("[")):
             try:
-                return json.loads(text)
+                return _loads(text)
             except json.JSONDecodeError:
                 pass
     if isinstance(value, float) and "integer" in types and value.is_integer():

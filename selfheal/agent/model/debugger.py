@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from selfheal.agent.exceptions import AnswerError
-from selfheal.agent.model.answers import parse_answer
+from selfheal.agent.model.answers import echo, parse_answer
 from selfheal.agent.model.llm.base import Message, Provider, Usage
 from selfheal.agent.model.messagefit import fit_messages
 from selfheal.agent.model.prompts import PromptLibrary
@@ -47,6 +47,7 @@ TASK_SHARE = 2  # the task may take half of what the system prompt and tools lea
 OBSERVATION_SHARE = 3  # a new tool result a third of what the system prompt and task leave
 MIN_OBSERVATION_TOKENS = 128
 MIN_SOURCE_TOKENS = 64
+MAX_TURN_CHARS = 20_000  # of one answer, as kept in the conversation
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,11 @@ class Debugger:
         self.result.steps += 1
         reply = self.provider.complete(request, tools=self.toolbox.specs, max_tokens=self.max_tokens)
         self.result.usage = self.result.usage + reply.usage
-        self.result.transcript.append(reply.as_message())
+        turn = reply.as_message()
+        if not turn.native and len(turn.content) > MAX_TURN_CHARS:
+            # a huge answer (5 MB of prose) is kept, and sent again at every later step, as its head
+            turn = replace(turn, content=echo(turn.content))
+        self.result.transcript.append(turn)
         if reply.tool_calls:
             budget = self._observation_tokens()
             for call in reply.tool_calls:

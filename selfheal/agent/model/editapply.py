@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -21,8 +22,42 @@ from selfheal.agent.config import DEFAULT_PROTECTED
 from selfheal.agent.localize.spectrum import matches_any
 from selfheal.agent.model.editblocks import FORMAT_REMINDER, Block, SearchReplace, parse_blocks
 from selfheal.agent.model.editmatch import FUNCTION, Applied, FileLines, Refused, apply_function, apply_search
+from selfheal.agent.model.readtools import confine_path, malformed_path
 from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
-from selfheal.agent.verdict import protected_changes
+from selfheal.agent.verdict import changed_tables, protected_changes
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# What the project installs is its maintainers' decision, and a change to it would be installed
+# before the sandbox closes: a repair never adds, removes or changes a dependency. These files
+# declare nothing else; pyproject.toml and setup.cfg only in the tables below.
+DEPENDENCY_FILES = (
+    "requirements*.txt",
+    "requirements*.in",
+    "constraints*.txt",
+    "**/requirements/*.txt",
+    "Pipfile",
+    "Pipfile.lock",
+    "poetry.lock",
+    "pdm.lock",
+    "uv.lock",
+    "environment.yml",
+    "environment.yaml",
+    "pyproject.toml",
+    "setup.cfg",
+)
+DEPENDENCY_TABLES = {
+    "pyproject.toml": (
+        "project.dependencies", "project.optional-dependencies", "build-system", "dependency-groups",
+        "tool.poetry.dependencies", "tool.poetry.dev-dependencies", "tool.poetry.group",
+        "tool.pdm.dev-dependencies", "tool.uv",
+    ),
+    "setup.cfg": ("options", "options.extras_require"),
+}  # fmt: skip
+NO_NEW_DEPENDENCIES = (
+    "A repair may not add, remove or change dependencies; fix the code with the standard library "
+    "and the packages the project already uses"
+)
 
 
 @dataclass(frozen=True)
@@ -109,6 +144,7 @@ def apply_blocks(
                     f"{path} would not parse after your edits: {exc.msg} at line {exc.lineno}: {line!r}"
                 )
     problems += [f"refused: {p}" for p in protected_changes(changed, sources, protected)]
+    problems += dependency_changes(changed, sources)
     if problems:
         return EditResult((), tuple(applied), tuple(problems))
     return EditResult(edits, tuple(applied), (), changed)
@@ -118,6 +154,14 @@ def edits_from_answer(
     text: str, sources: dict[str, str], *, protected: tuple[str, ...] = DEFAULT_PROTECTED
 ) -> EditResult:
     """Parse an answer and apply its blocks; malformed blocks fail the whole answer."""
+    bad = _SURROGATE.search(text)
+    if bad:  # it could never be written to a file as UTF-8
+        line = text.count("\n", 0, bad.start()) + 1
+        return EditResult((), problems=(
+            f"line {line} of your answer holds U+{ord(bad.group()):04X}, a lone surrogate that is not valid "
+            "Unicode; write the code as plain UTF-8 text (use an escape such as '\\ud800' inside a "
+            "string literal if the code needs that value)",
+        ))  # fmt: skip
     parsed = parse_blocks(text)
     if parsed.problems:
         return EditResult((), problems=parsed.problems)
@@ -128,6 +172,12 @@ def _resolve(raw: str, sources: dict[str, str], protected: tuple[str, ...]) -> s
     path = raw.strip().replace("\\", "/")
     while path.startswith("./"):
         path = path[2:]
+    # the debugger's tools' confinement: a NUL byte, a line break or an absurd length is refused
+    # at once (never echoed whole); an absolute, `..` or .git/ path only when it means no source
+    malformed = malformed_path(path)
+    if malformed:
+        raise Refused(malformed)
+    confined, why = confine_path(path)
     _refuse_protected(path, protected)
     if path in sources:
         return path
@@ -135,6 +185,10 @@ def _resolve(raw: str, sources: dict[str, str], protected: tuple[str, ...]) -> s
     if len(suffix) == 1:
         _refuse_protected(suffix[0], protected)
         return suffix[0]
+    if confined is None:  # nothing inside the project is meant: say what is wrong with the path
+        raise Refused(f"{why}. Files you may edit: {', '.join(sorted(sources)[:10])}.")
+    if matches_any(path, DEPENDENCY_FILES):
+        raise Refused(f"refused: {path} declares the project's dependencies. {NO_NEW_DEPENDENCIES}")
     names = sorted(sources)
     close = difflib.get_close_matches(path, names, n=5, cutoff=0.5)
     base = path.rsplit("/", 1)[-1]
@@ -156,6 +210,24 @@ def _refuse_protected(path: str, protected: tuple[str, ...]) -> None:
             f"refused: {path} is protected (matches {glob!r}). Tests, conftest.py, test "
             "configuration and CI files are never edited; change the code under test instead."
         )
+
+
+def dependency_changes(changes: dict[str, str], sources: dict[str, str]) -> list[str]:
+    """Why a set of file changes adds, removes or changes a dependency (empty when it does not):
+    any change to a requirements/lock file or to setup.py (code run at install time), or to the
+    dependency tables of pyproject.toml and setup.cfg."""
+    problems = []
+    for path, text in sorted(changes.items()):
+        name = path.rsplit("/", 1)[-1]
+        if matches_any(path, DEPENDENCY_FILES) and name not in DEPENDENCY_TABLES:
+            problems.append(f"{path} declares the project's dependencies")
+        elif name == "setup.py":
+            problems.append("setup.py is run when the project is installed and declares its dependencies")
+        elif name in DEPENDENCY_TABLES:
+            touched = changed_tables(name, sources.get(path, ""), text, DEPENDENCY_TABLES[name])
+            if touched:
+                problems.append(f"{path}: changes its dependencies ({', '.join(touched)})")
+    return [f"refused: {p}. {NO_NEW_DEPENDENCIES}" for p in problems]
 
 
 def _overlaps(applied: list[Applied]) -> list[str]:

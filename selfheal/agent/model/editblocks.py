@@ -181,6 +181,8 @@ def _parse_json_blocks(text: str) -> ParsedBlocks:
         data = json.loads(body)
     except json.JSONDecodeError:
         return ParsedBlocks((), ("no edit blocks found in your answer",))
+    except RecursionError:  # brackets nested past the decoder's limit
+        return ParsedBlocks((), ("no edit blocks found in your answer (its JSON is nested too deeply)",))
     if isinstance(data, dict) and isinstance(data.get("edits"), list):
         data = data["edits"]
     items = data if isinstance(data, list) else [data]

@@ -38,16 +38,54 @@ REGEX_TIMEOUT = 10.0
 
 
 # -- confinement of model-given values --------------------------------------------------------
+MAX_PATH_CHARS = 1024  # longer is no path of a project (Linux allows 4096 bytes, 255 per name)
+MAX_NAME_CHARS = 255
+
+
 def confine_path(path: str) -> tuple[str | None, str]:
-    """(normalised repo-relative path, "") or (None, why it is refused)."""
-    if not path or "\0" in path or "\n" in path:
-        return None, "a path must be a non-empty single line"
+    """(normalised repo-relative path, "") or (None, why it is refused, written for the model).
+
+    Refused: empty; a NUL byte or a line break; longer than MAX_PATH_CHARS (or a name longer than
+    MAX_NAME_CHARS); absolute (`/`, `\\`, `~`, a drive letter); outside the project after
+    normalisation (`..`); inside `.git/`, selfheal's own snapshot of the repository."""
+    malformed = malformed_path(path)
+    if malformed:
+        return None, malformed
+    shown = _shown(path)
     if path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", path):
-        return None, f"refused: {path!r} is absolute; give a path relative to the project root"
+        return None, f"refused: {shown!r} is absolute; give a path relative to the project root"
     normal = posixpath.normpath(path.replace("\\", "/"))
     if normal == "." or normal == ".." or normal.startswith("../"):
-        return None, f"refused: {path!r} is outside the project; give a path inside it, e.g. pkg/core.py"
+        return None, f"refused: {shown!r} is outside the project; give a path inside it, e.g. pkg/core.py"
+    if ".git" in normal.split("/"):
+        return None, (
+            f"refused: {shown!r} is inside .git/, selfheal's own snapshot of the repository, not a file "
+            "of the project; read or change the project's source files instead"
+        )
     return normal, ""
+
+
+def malformed_path(path: str) -> str:
+    """Why `path` is no path at all (empty, a NUL byte or a line break, absurdly long), or ""."""
+    if not path:
+        return "a path must not be empty; give a path relative to the project root, e.g. pkg/core.py"
+    if "\0" in path or "\n" in path or "\r" in path:
+        return (
+            "refused: the path contains a NUL byte or a line break; a path is a single line of plain "
+            "text relative to the project root, e.g. pkg/core.py"
+        )
+    if re.search("[\ud800-\udfff]", path):
+        return "refused: the path holds a lone surrogate, which is not valid Unicode; give the plain path"
+    if len(path) > MAX_PATH_CHARS or any(len(part) > MAX_NAME_CHARS for part in re.split(r"[/\\]", path)):
+        return (
+            f"refused: the path is too long ({len(path)} characters: {_shown(path)!r}); give the file's "
+            "path relative to the project root, e.g. pkg/core.py"
+        )
+    return ""
+
+
+def _shown(path: str) -> str:
+    return path if len(path) <= 120 else path[:60] + "…" + path[-40:]
 
 
 # -- inspect_function -------------------------------------------------------------------------

@@ -143,6 +143,7 @@ def check_case_code(case: TestCase) -> str | None:
             return f"{case.name}: skip/xfail is not allowed in a generated test"
         if isinstance(node, ast.Try):
             return f"{case.name}: try/except in a generated test can hide a failure; use pytest.raises"
+    imports = []
     for import_line in case.imports:
         try:
             parsed = ast.parse(import_line)
@@ -150,7 +151,100 @@ def check_case_code(case: TestCase) -> str | None:
             return f"{case.name}: not an import line: {import_line!r}"
         if len(parsed.body) != 1 or not isinstance(parsed.body[0], ast.Import | ast.ImportFrom):
             return f"{case.name}: not an import line: {import_line!r}"
+        imports.append(parsed)
+    for node in [tree, *imports]:
+        reach = reaches_outside(node)
+        if reach:
+            return (
+                f"{case.name}: {reach}. A generated test may only call the code under test: no network, "
+                "processes, signals, sleeping, environment variables, dynamic imports, or files it "
+                "writes outside tmp_path or reads outside the project; test the function's result instead"
+            )
     return None
+
+
+# What a generated test never needs to check a function's result, and what a hostile or careless
+# one would use to reach past it: refused before the test runs (the sandbox contains the rest).
+FORBIDDEN_MODULES = frozenset({
+    "socket", "ssl", "subprocess", "multiprocessing", "signal",
+    "resource", "pty", "ctypes", "urllib", "http", "ftplib", "smtplib", "telnetlib", "xmlrpc",
+    "requests", "httpx", "aiohttp", "urllib3", "shutil", "importlib", "runpy", "webbrowser",
+})  # fmt: skip
+FORBIDDEN_CALLS = frozenset({
+    "os.system", "os.popen", "os.fork", "os.forkpty", "os.kill", "os.killpg", "os.getenv", "os.putenv",
+    "os.unsetenv", "os.remove", "os.unlink", "os.rmdir", "os.removedirs", "os.rename", "os.replace",
+    "os.chmod", "os.chown", "os.symlink", "os.link", "os.truncate", "os.startfile", "time.sleep",
+    "os.environ", "os.environb", "sys.exit",
+})  # fmt: skip
+FORBIDDEN_NAMES = frozenset(
+    {"__import__", "exec", "eval", "compile", "breakpoint", "__builtins__", "getattr"}
+)
+_EXEC_PREFIXES = ("os.exec", "os.spawn", "os.posix_spawn")
+_WRITE_METHODS = frozenset({"write_text", "write_bytes", "unlink", "rmdir", "rename", "chmod",
+                            "symlink_to", "hardlink_to", "touch", "mkdir"})  # fmt: skip
+_TEMPORARY = ("tmp_path", "tmpdir", "tmp_path_factory")
+
+
+def reaches_outside(tree: ast.AST) -> str:
+    """What in `tree` (a generated test, or its import lines) reaches past the code under test, in
+    a few words; "" when nothing does."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if isinstance(node, ast.ImportFrom):
+                names += [f"{node.module}.{a.name}" for a in node.names]
+            for name in names:
+                if name.split(".")[0] in FORBIDDEN_MODULES:
+                    return f"it imports {name.split('.')[0]}"
+                if name in FORBIDDEN_CALLS or name.startswith(_EXEC_PREFIXES):
+                    return f"it imports {name}"
+        elif isinstance(node, ast.Attribute):
+            dotted = _dotted(node)
+            if dotted in FORBIDDEN_CALLS or dotted.startswith(_EXEC_PREFIXES):
+                return f"it uses {dotted}"
+            if node.attr in _WRITE_METHODS and not _mentions(node.value, _TEMPORARY):
+                return f"it calls .{node.attr}() on a path outside tmp_path"
+        elif isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES:
+            return f"it uses {node.id}"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open":
+            problem = _open_problem(node)
+            if problem:
+                return problem
+    return ""
+
+
+def _dotted(node: ast.AST) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _mentions(node: ast.AST, names: tuple[str, ...]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _open_problem(call: ast.Call) -> str:
+    mode = (
+        call.args[1]
+        if len(call.args) > 1
+        else next((k.value for k in call.keywords if k.arg == "mode"), None)
+    )
+    path = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "file"), None)
+    writes = not isinstance(mode, ast.Constant) or any(c in str(mode.value) for c in "wax+")
+    if mode is None:
+        writes = False
+    if writes and (path is None or not _mentions(path, _TEMPORARY)):
+        return "it opens a file for writing outside tmp_path"
+    if isinstance(path, ast.Constant) and isinstance(path.value, str | bytes):
+        text = path.value.decode("utf-8", "replace") if isinstance(path.value, bytes) else path.value
+        if text.startswith(("/", "~", "\\")) or ".." in text.replace("\\", "/").split("/"):
+            return f"it opens {text[:80]!r}, outside the project"
+    return ""
 
 
 @dataclass

@@ -268,3 +268,20 @@ def test_provider_errors_propagate():
 
     with pytest.raises(ProviderRateLimited):
         ask_structured(RateLimited(), ASK, SCHEMA, max_tokens=10)
+
+
+# -- hostile answers (tests/agent/model/hostile_answers/ found these) ------------------------------
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"root_cause": ' + "[" * 100_000])
+def test_json_nested_past_the_recursion_limit_is_an_answer_error_not_a_crash(text):
+    with pytest.raises(AnswerError) as caught:
+        parse_answer(text, SCHEMA)
+    assert "nested too deeply" in caught.value.feedback
+
+
+def test_lone_surrogates_in_an_answer_become_replacement_characters():
+    text = GOOD.replace("off by one", "off by \ud800 one \udcff")  # a JSON "\\ud800" or undecodable bytes
+    parsed = parse_answer(text, SCHEMA)
+    assert parsed.value["root_cause"] == "off by \ufffd one \ufffd"
+    json.dumps(parsed.value, ensure_ascii=False).encode("utf-8")  # writable as UTF-8 now

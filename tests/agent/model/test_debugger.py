@@ -214,3 +214,12 @@ def test_a_window_too_small_for_the_prompt_degrades_without_sending_anything(hea
     assert (result.diagnosis, result.degraded, result.steps, model.requests) == (None, True, 0, [])
     assert result.stopped_because.startswith("the request does not fit the model's context of 1024 tokens (")
     assert result.stopped_because.endswith(" needed with 512 kept for the answer)")
+
+
+def test_a_huge_answer_is_kept_in_the_conversation_as_its_head(heal) -> None:  # noqa: F811
+    model = ScriptedModel([Reply("Let me think. " + "x" * 5_000_000), Reply(json.dumps(CONCLUSION))])
+    result = Debugger(model, PromptLibrary(), heal.toolbox()).run(**FIELDS)
+    assert result.diagnosis is not None and result.steps == 2
+    sent_again = model.calls[1]["messages"][-2]  # the huge answer, then the correction
+    assert sent_again.role == "assistant" and len(sent_again.content) < 5_000
+    assert sent_again.content.endswith("more characters not repeated here]")

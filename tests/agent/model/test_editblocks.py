@@ -420,3 +420,82 @@ def test_a_file_without_a_final_newline_stays_without_one():
     sources = {"m.py": "def f():\n    return 1"}
     result = edits_from_answer(block("m.py", "    return 1\n", "    return 2\n"), sources)
     assert apply_edits(sources, result.edits)["m.py"] == "def f():\n    return 2"
+
+
+# -- paths that leave the project, and dependencies (the hostile-answers corpus found these) -------
+
+
+def test_a_path_outside_the_project_is_refused_with_what_to_do_instead():
+    said = {
+        path: edits_from_answer(block(path, "x\n", "y\n"), SOURCES).problems
+        for path in ("../../etc/passwd", "/etc/passwd", ".git/hooks/pre-commit", "~/.bashrc")
+    }
+    assert said["../../etc/passwd"] == (
+        "block 1 (line 2 of your answer): refused: '../../etc/passwd' is outside the project; give a path "
+        "inside it, e.g. pkg/core.py. Files you may edit: stats/__init__.py, stats/core.py, stats/io.py.",
+    )
+    assert (
+        "refused: '/etc/passwd' is absolute; give a path relative to the project root"
+        in said["/etc/passwd"][0]
+    )
+    assert "is inside .git/, selfheal's own snapshot" in said[".git/hooks/pre-commit"][0]
+    assert "is absolute" in said["~/.bashrc"][0]
+
+
+def test_a_malformed_path_is_refused_without_echoing_it_whole():
+    nul = edits_from_answer(
+        block("stats/core.py\0.txt", "        return x\n", "        return -x\n"), SOURCES
+    )
+    assert "contains a NUL byte or a line break" in nul.problems[0]
+    huge = "stats/" + "a" * 60_000 + "/core.py"
+    long = edits_from_answer(block(huge, "        return x\n", "        return -x\n"), SOURCES)
+    assert "the path is too long (60014 characters" in long.problems[0]
+    assert len(long.problems[0]) < 400  # the model is not sent its 60 kB path back
+
+
+def test_a_repair_never_changes_the_projects_dependencies():
+    pyproject = '[project]\nname = "stats"\ndependencies = []\n'
+    sources = {
+        **SOURCES,
+        "setup.py": 'from setuptools import setup\n\nsetup(name="stats")\n',
+        "pyproject.toml": pyproject,
+        "setup.cfg": "[metadata]\nname = stats\n\n[options]\npackages = stats\n",
+    }
+    cases = {
+        "requirements.txt": block("requirements.txt", "", "evil\n"),  # not a source: refused by name
+        "requirements-dev.txt": block("requirements-dev.txt", "", "evil\n"),
+        "setup.py": block(
+            "setup.py", 'setup(name="stats")\n', 'setup(name="stats", install_requires=["evil"])\n'
+        ),
+        "pyproject.toml": block("pyproject.toml", "dependencies = []\n", 'dependencies = ["evil"]\n'),
+        "setup.cfg": block("setup.cfg", "packages = stats\n", "packages = stats\ninstall_requires = evil\n"),
+    }
+    said = {name: edits_from_answer(answer, sources).problems for name, answer in cases.items()}
+    assert said["requirements.txt"] == (
+        "block 1 (line 2 of your answer): refused: requirements.txt declares the project's dependencies. "
+        "A repair may not add, remove or change dependencies; fix the code with the standard library and "
+        "the packages the project already uses",
+    )
+    assert (
+        "refused: requirements-dev.txt declares the project's dependencies" in said["requirements-dev.txt"][0]
+    )
+    assert said["setup.py"][0].startswith("refused: setup.py is run when the project is installed")
+    assert said["pyproject.toml"][0].startswith(
+        "refused: pyproject.toml: changes its dependencies (project.dependencies)"
+    )
+    assert said["setup.cfg"][0].startswith("refused: setup.cfg: changes its dependencies (options)")
+    # the rest of pyproject.toml stays editable where it is a source
+    renamed = edits_from_answer(block("pyproject.toml", 'name = "stats"\n', 'name = "stats2"\n'), sources)
+    assert renamed.ok
+
+
+def test_json_edits_nested_too_deeply_and_lone_surrogates_are_problems_not_crashes():
+    deep = edits_from_answer('{"edits": ' + "[" * 100_000 + "]" * 100_000, SOURCES)
+    assert deep.problems == ("no edit blocks found in your answer (its JSON is nested too deeply)",)
+    lone = edits_from_answer(
+        block("stats/core.py", "        return x\n", "        return x  # \ud800\n"), SOURCES
+    )
+    assert lone.problems[0].startswith(
+        "line 5 of your answer holds U+D800, a lone surrogate that is not valid"
+    )
+    assert "write the code as plain UTF-8 text" in lone.problems[0]

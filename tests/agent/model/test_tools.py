@@ -596,3 +596,16 @@ def test_cap_text_keeps_head_and_tail():
     assert f"… {cut} bytes cut …\n" in capped
     assert cut == len(text) - len(capped.replace(f"… {cut} bytes cut …\n", ""))
     assert cap_text("short", 200) == ("short", 0)
+
+
+def test_confine_path_refuses_what_is_no_project_path_and_says_what_to_give() -> None:
+    from selfheal.agent.model.readtools import confine_path
+
+    assert confine_path("./pkg/../pkg/core.py") == ("pkg/core.py", "")
+    assert confine_path(".git/config")[1].startswith("refused: '.git/config' is inside .git/")
+    assert confine_path("pkg/.git/HEAD")[0] is None
+    assert "NUL byte or a line break" in confine_path("pkg/core.py\0/../../etc/passwd")[1]
+    refused = confine_path("a/" * 50_000)[1]
+    assert refused.startswith("refused: the path is too long (100000 characters") and len(refused) < 400
+    assert "too long" in confine_path("x" * 300)[1]  # one name longer than a filesystem allows
+    assert confine_path("")[1].startswith("a path must not be empty")

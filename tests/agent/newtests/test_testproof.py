@@ -140,3 +140,47 @@ def test_a_shipped_file_runs_green_with_plain_pytest(prover, tmp_path: Path) -> 
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout
     assert [p.kind for p in proven] == [FAIL_TO_PASS]
+
+
+@pytest.mark.parametrize(
+    ("body", "imports", "said"),
+    [
+        ("socket.create_connection(('127.0.0.1', 80))", ("import socket",), "it imports socket"),
+        ("assert area(1, 1) == 1, os.environ", ("import os",), "it uses os.environ"),
+        ("assert os.getenv('GITHUB_TOKEN') is None", ("import os",), "it uses os.getenv"),
+        ("time.sleep(10 ** 6)", ("import time",), "it uses time.sleep"),
+        ("os.fork()", ("import os",), "it uses os.fork"),
+        ("os.system('true')", ("import os",), "it uses os.system"),
+        ("subprocess.run(['true'])", ("import subprocess",), "it imports subprocess"),
+        ("__import__('socket')", (), "it uses __import__"),
+        ("open('/etc/passwd').read()", (), "it opens '/etc/passwd', outside the project"),
+        ("open('../../secret').read()", (), "outside the project"),
+        ("open('pkg/core.py', 'w').write('')", (), "it opens a file for writing outside tmp_path"),
+        (
+            "pathlib.Path('pkg/core.py').write_text('')",
+            ("import pathlib",),
+            ".write_text() on a path outside",
+        ),
+        ("assert area(1, 1) == 1", ("from http import client",), "it imports http"),
+    ],
+)
+def test_a_generated_test_that_reaches_past_the_code_is_refused_before_it_runs(body, imports, said) -> None:
+    problem = check_case_code(case("test_hostile", body, imports=(*IMPORT, *imports)))
+    assert problem is not None and said in problem
+    assert "A generated test may only call the code under test" in problem
+    assert "test the function's result instead" in problem
+
+
+def test_ordinary_generated_tests_still_pass_the_check() -> None:
+    def check(body: str, *imports: str) -> str | None:
+        return check_case_code(case("test_fine", body, imports=(*IMPORT, *imports)))
+
+    assert check("assert area(2, 3) == 6") is None
+    assert check("assert 'a b'.replace(' ', '') == 'ab'") is None
+    assert check("assert math.isclose(area(0.1, 3), 0.3)", "import math") is None
+    with_tmp = TestCase(
+        "test_fine", "def test_fine(tmp_path):\n    (tmp_path / 'x').write_text('1')\n"
+        "    assert open(tmp_path / 'x', 'w')\n", "qa_adversarial", imports=IMPORT,
+    )  # fmt: skip
+    assert check_case_code(with_tmp) is None
+    assert check("assert open('data.txt').read() == ''") is None  # reads inside the project: contained

@@ -1,0 +1,54 @@
+"""The corpus's figures: per family, cases tried, decisions correct and crashes, and the heals'
+summed time; then every case whose decision was wrong, with what the judge found."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evaluation.hostile_answers.cases import FAMILIES
+
+
+def save_result(folder: Path, result: dict[str, Any]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{result['case']}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+
+
+def load_results(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+
+
+def _seconds(value: float) -> str:
+    return f"{int(value // 60)}m{value % 60:04.1f}s" if value >= 60 else f"{value:.1f}s"
+
+
+def render(results: list[dict[str, Any]], *, markdown: bool = False) -> str:
+    rows = []
+    for family in [*FAMILIES, *sorted({r["family"] for r in results} - set(FAMILIES))]:
+        mine = [r for r in results if r["family"] == family]
+        if mine:
+            rows.append([
+                family, str(len(mine)), str(sum(r["correct"] for r in mine)),
+                str(sum(r["crashed"] for r in mine)), _seconds(sum(r["duration_s"] for r in mine)),
+            ])  # fmt: skip
+    rows.append([
+        "all", str(len(results)), str(sum(r["correct"] for r in results)),
+        str(sum(r["crashed"] for r in results)), _seconds(sum(r["duration_s"] for r in results)),
+    ])  # fmt: skip
+    header = ["family", "tried", "decision correct", "crashes", "heal time (sum)"]
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+    else:
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+            for row in [header, *rows]
+        ]
+    wrong = [r for r in results if not r["correct"]]
+    if wrong:
+        lines += ["", "Wrong decisions and crashes:"]
+        for r in wrong:
+            lines.append(f"- {r['case']} ({r['family']}): " + "; ".join(r["problems"])[:600])
+    return "Hostile model answers: tried / decision correct / crashes\n\n" + "\n".join(lines) + "\n"
