@@ -19,7 +19,7 @@ from selfheal.sandbox import LocalSandbox
 from tests.openpython import make_open_python
 
 # the escape corpus's figures, printed at the end of every run that ran it
-pytest_plugins = ("tests.sandbox.escape_figures",)
+pytest_plugins = ("tests.sandbox.escape_figures", "tests.action.faults_figures")
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
