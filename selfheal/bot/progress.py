@@ -28,7 +28,10 @@ class ProgressComment:
         self._pending = False
 
     def start(self) -> None:
-        self.comment_id = self.client.comment(self.issue_number, self.render("starting"))
+        try:
+            self.comment_id = self.client.comment(self.issue_number, self.render("starting"))
+        except BotError as exc:  # the heal goes on without a progress comment
+            sys.stderr.write(f"selfheal: could not post the progress comment: {exc}\n")
         self._last_edit = time.monotonic()
 
     def emit(self, event: Event) -> None:
