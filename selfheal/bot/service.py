@@ -120,6 +120,11 @@ class Bot:
             self._react(trigger, "confused")
             self._say(trigger, f"{MARKER}\n😕 selfheal could not finish: {exc}")
             raise
+        except KeyboardInterrupt as exc:  # the run was cancelled (SIGTERM, SIGINT): say so, then stop
+            self._react(trigger, "confused")
+            how = str(exc) or "interrupted"
+            self._say(trigger, f"{MARKER}\n😕 selfheal was {how} before it finished; nothing was published.")
+            raise
 
     def authorize(self, trigger: Trigger) -> Outcome | None:
         assert trigger.requester
