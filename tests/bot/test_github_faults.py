@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from selfheal.agent.events import Event
 from selfheal.bot.exceptions import GitHubError
 from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import GitHubClient
@@ -91,3 +92,19 @@ def test_a_progress_comment_that_cannot_be_posted_does_not_stop_the_heal(world, 
     assert progress.comment_id is None
     assert "could not post the progress comment: GitHub answered 500" in capsys.readouterr().err
     assert server.repo_state(REPO)["comments"] == []
+
+
+def test_a_progress_comment_that_cannot_be_edited_is_left_alone_until_the_last_edit(world, capsys) -> None:
+    server, client, _ = world
+    progress = ProgressComment(client, 3, "`main`")
+    progress.start()
+    server.fail(r"/issues/comments/\d+$", method="PATCH", status=502, times=1000)
+    for node in ("baseline", "localize", "validate", "validate"):
+        progress.emit(Event(node, 0.0, 1.0, {"status": "ok", "candidate": "c1"}))
+    patches = [r for r in server.requests() if r["method"] == "PATCH"]
+    assert len(patches) == 6  # the first edit and the client's 5 retries; none for the later steps
+    server.clear_failures()
+    progress.finish("🚀 done")
+    [comment] = server.repo_state(REPO)["comments"]
+    assert "🚀 done" in comment["body"] and "verdict for c1" in comment["body"]
+    assert capsys.readouterr().err.count("could not update the progress comment") == 1
