@@ -96,7 +96,7 @@ def publish_pull(
     open_prs = client.open_pulls(owner, change.branch, base=change.base_branch)
     try:
         sha, moved = push_branch(stage, change, author)
-    except KeyboardInterrupt:  # stopped mid-push: the branch may have moved all the same
+    except (BotError, KeyboardInterrupt):  # a failed or stopped push may have moved the branch all the same
         if not open_prs:
             _undo_push(client, change.branch)
         raise
@@ -155,6 +155,8 @@ def _found_pull(client: GitHubClient, owner: str, change: Change) -> PullInfo | 
 
 def _undo_push(client: GitHubClient, branch: str) -> None:
     try:
+        if client.branch_sha(branch) is None:
+            return  # the push never arrived
         client.delete_branch(branch)
     except BotError as exc:
         sys.stderr.write(

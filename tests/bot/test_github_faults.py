@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from selfheal.agent.events import Event
-from selfheal.bot.exceptions import GitHubError
+from selfheal.bot.exceptions import GitError, GitHubError
 from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import GitHubClient
-from selfheal.bot.gitops import Identity
+from selfheal.bot.gitops import Identity, Remote
 from selfheal.bot.progress import ProgressComment
 from selfheal.bot.publish import CREATED, Change, publish_pull
 from tests.conftest import git
@@ -108,3 +108,16 @@ def test_a_progress_comment_that_cannot_be_edited_is_left_alone_until_the_last_e
     [comment] = server.repo_state(REPO)["comments"]
     assert "🚀 done" in comment["body"] and "verdict for c1" in comment["body"]
     assert capsys.readouterr().err.count("could not update the progress comment") == 1
+
+
+def test_a_push_that_arrived_although_git_saw_it_fail_leaves_no_branch(world, tmp_path: Path) -> None:
+    server, client, base = world
+    server.fail(r"\.git/git-receive-pack$", method="POST", hang=2, after=True)
+    change = Change(files={"calc.py": "def inc(x):\n    return x + 1\n"}, title="selfheal: fix",
+                    message="selfheal: fix inc", body="the fix", signature="s2", branch="selfheal/s2",
+                    base_branch="main", base_sha=base, draft=False)  # fmt: skip
+    with Remote(server.git_url(REPO), TOKEN).stage(tmp_path, base=base) as stage, pytest.raises(GitError):
+        publish_pull(client, stage, change, Identity(), reviewer=None)
+    assert [r["status"] for r in server.requests() if "receive-pack" in r["path"]][:2] == [200, 0]
+    assert "selfheal/s2" not in server.repo_state(REPO)["branches"]  # it arrived, and was removed
+    assert server.repo_state(REPO)["pulls"] == []
