@@ -114,6 +114,7 @@ class GitHubClient:
             raise CredentialsError("no GitHub token: set the action's github-token input")
         self.repo_name = repo
         self.api_url = api_url.rstrip("/")
+        self.timeout = timeout  # seconds without an answer before a request is given up
         self._gh = Github(
             base_url=self.api_url,
             auth=Auth.Token(token),

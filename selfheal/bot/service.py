@@ -180,7 +180,7 @@ class Bot:
         self, workdir: Path, trigger: Trigger, target: Target, progress: ProgressComment | None
     ) -> Outcome:
         dry_run = self.settings.dry_run or trigger.dry_run
-        remote = Remote(self.client.clone_url, self.token)
+        remote = Remote(self.client.clone_url, self.token, stall_s=self.client.timeout)
         checkout = remote.clone(workdir / "repo", sha=target.sha, branch=target.branch)
         result, report, out_dir = self._run_heal(trigger, checkout, progress)
         outcome = Outcome(result.status, result.error or result.status, result, report, None, out_dir)

@@ -5,6 +5,7 @@ is a courtesy whose failure never stops a heal."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,3 +122,15 @@ def test_a_push_that_arrived_although_git_saw_it_fail_leaves_no_branch(world, tm
     assert [r["status"] for r in server.requests() if "receive-pack" in r["path"]][:2] == [200, 0]
     assert "selfheal/s2" not in server.repo_state(REPO)["branches"]  # it arrived, and was removed
     assert server.repo_state(REPO)["pulls"] == []
+
+
+def test_a_fetch_that_gets_no_answer_is_given_up_after_the_stall_time(world, tmp_path: Path) -> None:
+    server, _client, base = world
+    server.fail(r"\.git/git-upload-pack$", method="POST", hang=30, times=5)
+    remote = Remote(server.git_url(REPO), TOKEN, stall_s=2)
+    started = time.monotonic()
+    with pytest.raises(GitError, match="fetch of"):
+        remote.clone(tmp_path / "checkout", sha=base)
+    assert time.monotonic() - started < 25  # not the 30 s the server holds each request, nor git's forever
+    server.clear_failures()
+    assert (remote.clone(tmp_path / "again", sha=base) / "calc.py").is_file()
