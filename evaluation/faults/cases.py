@@ -10,8 +10,22 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "tests" / "action" / "faults"
-FAMILIES = ("github", "signals", "disk")  # the figures' order
-KEYS = {"id", "title", "rules", "inputs", "exit", "status", "signal", "stage", "disk_kb", "first_op"}
+FAMILIES = ("github", "model", "sandbox", "disk", "signals")  # the figures' order
+KEYS = {
+    "id",
+    "title",
+    "rules",
+    "inputs",
+    "exit",
+    "status",
+    "signal",
+    "stage",
+    "disk_kb",
+    "first_op",
+    "model_step",
+    "reason",
+    "kill_container",
+}
 
 
 class CaseError(ValueError):
@@ -29,8 +43,11 @@ class Case:
     status: str = "healed"  # the first run's expected `status` output ("" for none: killed)
     first_op: str = "created"  # its `pr-operation` output ("" when it has none)
     signal: str = ""  # TERM | KILL: sent to the action when `stage` shows in its log
+    kill_container: bool = False  # docker sandbox: `docker kill` its container when `stage` shows
     stage: str = ""
     disk_kb: int = 0  # the workspace's output folder on a filesystem this small
+    model_step: dict[str, Any] = field(default_factory=dict)  # the fake Messages API's every answer
+    reason: str = ""  # what the outputs must say about why the model stopped
 
 
 def _literal(tree: ast.Module, name: str, path: Path) -> Any:

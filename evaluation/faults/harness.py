@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -53,6 +54,7 @@ class RunFacts:
     outputs: dict[str, str]
     workspace: str
     duration_s: float
+    pid: int = 0
 
 
 @dataclass
@@ -187,6 +189,7 @@ def run_action(
     signal_name: str = "",
     stage: str = "",
     out_mount: Path | None = None,
+    kill_container: bool = False,
 ) -> RunFacts:
     fake.admin("POST", "seed", {"full_name": REPO, "comment": {
         "issue_number": 7, "user": "alice", "body": "/heal", "id": comment_id}})  # fmt: skip
@@ -229,9 +232,12 @@ def run_action(
         assert proc.stderr is not None
         for line in proc.stderr:
             err.append(line)
-            if signal_name and not sent.is_set() and stage and stage in line:
+            if (signal_name or kill_container) and not sent.is_set() and stage and stage in line:
                 sent.set()
-                os.kill(proc.pid, getattr(signal, f"SIG{signal_name}"))
+                if kill_container:
+                    threading.Thread(target=_kill_container, args=(proc.pid, err), daemon=True).start()
+                else:
+                    os.kill(proc.pid, getattr(signal, f"SIG{signal_name}"))
 
     def read_out() -> None:
         assert proc.stdout is not None
@@ -248,12 +254,33 @@ def run_action(
         err.append(f"[harness] cut after {BOUND_S:.0f}s\n")
     for reader in readers:
         reader.join(timeout=10)
-    if signal_name and not sent.is_set():
+    if (signal_name or kill_container) and not sent.is_set():
         err.append(f"[harness] stage {stage!r} never showed; no signal sent\n")
     return RunFacts(
         returncode, "".join(out), "".join(err), parse_output_file(output), str(workspace),
-        time.monotonic() - started,
+        time.monotonic() - started, proc.pid,
     )  # fmt: skip
+
+
+def _owned_containers(pid: int) -> list[str]:
+    """The docker sandbox's containers of selfheal process `pid` (their owner label says so)."""
+    owner = f"{socket.gethostname()}:{pid}"
+    done = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"label=selfheal.owner={owner}"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return done.stdout.split()
+
+
+def _kill_container(pid: int, log: list[str]) -> None:
+    for _ in range(50):
+        found = _owned_containers(pid)
+        if found:
+            subprocess.run(["docker", "kill", *found], capture_output=True, check=False)
+            log.append(f"[harness] docker kill {' '.join(found)}\n")
+            return
+        time.sleep(0.1)
+    log.append("[harness] no container of the run found to kill\n")
 
 
 def parse_output_file(path: Path) -> dict[str, str]:
@@ -316,7 +343,7 @@ def leftovers(work: Path) -> str:
             uid = int((entry / "status").read_text().split("\nUid:\t", 1)[1].split()[0])
         except (OSError, IndexError, ValueError):
             continue
-        if str(FAKE) in cmdline or not (mark in cmdline or cwd.startswith(mark)):
+        if str(FAKE) in cmdline or "tests.fakes." in cmdline or not (mark in cmdline or cwd.startswith(mark)):
             continue
         found.append(f"pid {entry.name} uid {uid}" + (" (a sandbox uid)" if uid in UID_RANGE else ""))
     return ", ".join(found[:5])
@@ -336,6 +363,10 @@ def judge_first(case: Case, run: RunFacts, result: CaseResult) -> None:
 
 
 def run_case(case: Case, *, parent: Path | None = None, keep: bool = False) -> CaseResult:
+    if case.model_step:
+        from evaluation.faults.model import run_model_case
+
+        return run_model_case(case, parent=parent, keep=keep)
     result = CaseResult(case.id, case.family, case.title)
     work = Path(tempfile.mkdtemp(prefix=f"selfheal-fault-{case.id}-", dir=parent))
     work.chmod(0o755)
@@ -350,8 +381,12 @@ def run_case(case: Case, *, parent: Path | None = None, keep: bool = False) -> C
         if case.disk_kb:
             mount = _small_disk(work, case.disk_kb)
         first = run_action(fake, work, 5001, inputs=case.inputs, signal_name=case.signal, stage=case.stage,
-                           out_mount=mount)  # fmt: skip
+                           out_mount=mount, kill_container=case.kill_container)  # fmt: skip
         result.first = _facts(first)
+        if case.kill_container and "[harness] docker kill" not in first.stderr:
+            result.failed["harness"] = "the container was not killed"
+        for container in _owned_containers(first.pid):
+            result.failed.setdefault("leftovers", f"first run: container {container} left behind")
         judge_first(case, first, result)
         # after SIGKILL nothing could be undone: a branch pushed just before stays for the next run
         _judge_common(fake, remote, first, result, "first run", strays_ok=case.signal == "KILL")

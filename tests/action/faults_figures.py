@@ -34,7 +34,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:
+    """xdist: tell each worker where the results go, and how the controller hands out tests (a
+    worker's own config says "no": xdist resets it there)."""
     node.workerinput["faults_results"] = str(node.config.stash[FOLDER])
+    node.workerinput["faults_dist"] = str(getattr(node.config.option, "dist", "no"))
 
 
 def save(config: pytest.Config, result: dict) -> None:

@@ -39,6 +39,8 @@ CASES = [
     # -- git over smart HTTP ----------------------------------------------------------------------------
     {"id": "git-clone-500", "title": "the clone's fetch (upload-pack): 500 once",
      "rules": [{"method": "POST", "path_regex": r"\.git/git-upload-pack$", "status": 500}]},
+    {"id": "git-fetch-stall", "title": "the clone's fetch gets no answer (a stall, not a closed connection)",
+     "rules": [{"method": "POST", "path_regex": r"\.git/git-upload-pack$", "hang": 60}]},
     {"id": "git-push-502", "title": "the push (receive-pack): 502",
      "rules": [{"method": "POST", "path_regex": r"\.git/git-receive-pack$", "status": 502}],
      "exit": 1, "status": "error", "first_op": "none"},
