@@ -6,7 +6,8 @@ same event again (a new `/heal` comment): that next run must succeed.
 Requirements, each judged on every case (a failed one is named in the result):
 
 - exit-code: the first run's exit code (and `status` output) is the case's;
-- no-traceback: neither run prints a Python traceback; a failure is one clear `::error::` line;
+- clear-error: neither run prints a Python traceback or an "internal error"; a failure is one
+  clear `::error::` line;
 - no-duplicate-pr: never more than one open pull request from a `selfheal/` branch;
 - no-stray-branch: no `selfheal/` branch on the remote without an open pull request;
 - report: report.json is complete JSON wherever it exists, and where `report-path` names it;
@@ -42,7 +43,7 @@ GITHUB_TIMEOUT_S = 3  # SELFHEAL_GITHUB_TIMEOUT: a hang is a timeout after this 
 BOUND_S = 240.0  # one action run; a hang of selfheal itself is cut here
 UID_RANGE = range(50000, 60001)  # selfheal/sandbox/identity.py
 REQUIREMENTS = (
-    "exit-code", "no-traceback", "no-duplicate-pr", "no-stray-branch", "report", "next-run", "leftovers",
+    "exit-code", "clear-error", "no-duplicate-pr", "no-stray-branch", "report", "next-run", "leftovers",
 )  # fmt: skip
 
 
@@ -423,7 +424,9 @@ def _judge_common(
 ) -> None:
     failed = result.failed
     if _traceback(run):
-        failed.setdefault("no-traceback", f"{which}: a traceback on stderr")
+        failed.setdefault("clear-error", f"{which}: a traceback on stderr")
+    if "internal error:" in run.stderr:
+        failed.setdefault("clear-error", f"{which}: an internal error, not a reason: {_last_error(run)}")
     ours, strays = _pulls_and_strays(fake, remote)
     if len(ours) > 1:
         failed.setdefault("no-duplicate-pr", f"{which}: {len(ours)} open selfheal pull requests")

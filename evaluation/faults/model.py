@@ -1,7 +1,7 @@
 """The `model` family: `selfheal heal --provider anthropic` on the intervals example while the fake
 Messages API (tests/fakes/anthropic_server.py, run as its own process) answers every call with the
 case's fault. Requirements: exit-code (0, report status healed: the embedded engine took over),
-reason (the outputs say why the model stopped), no-traceback, report (whole), leftovers; and
+reason (the outputs say why the model stopped), clear-error, report (whole), leftovers; and
 next-run: the same heal with the fault gone (no answers left: the search heals after the 400s)."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _judge(
         except ValueError:
             failed.setdefault("report", f"{which}: report.json is not complete JSON")
     if "Traceback (most recent call last)" in text:
-        failed.setdefault("no-traceback", f"{which}: a traceback on stderr")
+        failed.setdefault("clear-error", f"{which}: a traceback on stderr")
     if done.returncode != 0 or report.get("status") != "healed":
         failed.setdefault(
             "exit-code" if which == "first run" else "next-run",

@@ -23,7 +23,7 @@ from selfheal.agent.loop import heal
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
-from selfheal.bot.exceptions import BotError, SandboxRefused
+from selfheal.bot.exceptions import BotError, SandboxFailed, SandboxRefused
 from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import PERMISSION_RANK, GitHubClient
 from selfheal.bot.gitops import Identity, Remote
@@ -119,6 +119,8 @@ class Bot:
         except (BotError, SelfhealError, SandboxError) as exc:
             self._react(trigger, "confused")
             self._say(trigger, f"{MARKER}\n😕 selfheal could not finish: {exc}")
+            if isinstance(exc, SandboxError):  # a BotError for whoever runs the bot: a clear failure
+                raise SandboxFailed(f"the sandbox failed: {exc}") from exc
             raise
         except KeyboardInterrupt as exc:  # the run was cancelled (SIGTERM, SIGINT): say so, then stop
             self._react(trigger, "confused")
