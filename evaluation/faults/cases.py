@@ -25,6 +25,7 @@ KEYS = {
     "model_step",
     "reason",
     "kill_container",
+    "full",
 }
 
 
@@ -44,6 +45,7 @@ class Case:
     first_op: str = "created"  # its `pr-operation` output ("" when it has none)
     signal: str = ""  # TERM | KILL: sent to the action when `stage` shows in its log
     kill_container: bool = False  # docker sandbox: `docker kill` its container when `stage` shows
+    full: bool = False  # a variant: in `python -m evaluation.faults` and SELFHEAL_FAULTS_ALL=1, not in CI
     stage: str = ""
     disk_kb: int = 0  # the workspace's output folder on a filesystem this small
     model_step: dict[str, Any] = field(default_factory=dict)  # the fake Messages API's every answer

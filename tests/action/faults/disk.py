@@ -9,6 +9,6 @@ FAMILY = "disk"
 CASES = [
     {"id": "disk-full-out-8k", "title": "the output folder has 8 KiB", "disk_kb": 8,
      "exit": 1, "status": "error", "first_op": "none"},
-    {"id": "disk-full-out-24k", "title": "the output folder has 24 KiB", "disk_kb": 24,
+    {"id": "disk-full-out-24k", "full": True, "title": "the output folder has 24 KiB", "disk_kb": 24,
      "exit": 1, "status": "error", "first_op": "none"},
 ]  # fmt: skip

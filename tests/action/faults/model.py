@@ -7,7 +7,7 @@ on with the embedded engine (healed, exit 0) and say why the model stopped, neve
 
 FAMILY = "model"
 CASES = [
-    {"id": "model-429", "title": "every model call: 429 rate_limit_error, retry-after 1",
+    {"id": "model-429", "full": True, "title": "every model call: 429 rate_limit_error, retry-after 1",
      "model_step": {"status": 429, "repeat": 1000, "headers": {"retry-after": "1"},
                     "body": {"type": "error", "error": {"type": "rate_limit_error",
                                                         "message": "rate limit for your organization"}}},
@@ -17,7 +17,7 @@ CASES = [
                     "body": {"type": "error",
                              "error": {"type": "overloaded_error", "message": "Overloaded"}}},
      "reason": "529"},
-    {"id": "model-500", "title": "every model call: 500 api_error",
+    {"id": "model-500", "full": True, "title": "every model call: 500 api_error",
      "model_step": {"status": 500, "repeat": 1000,
                     "body": {"type": "error",
                              "error": {"type": "api_error", "message": "Internal server error"}}},

@@ -5,7 +5,8 @@ and publishes."""
 
 FAMILY = "sandbox"
 CASES = [
-    {"id": "docker-kill-baseline", "title": "docker kill while the baseline runs", "kill_container": True,
+    {"id": "docker-kill-baseline", "full": True, "title": "docker kill while the baseline runs",
+     "kill_container": True,
      "stage": "] sandbox:", "inputs": {"sandbox": "docker", "sandbox-image": "selfheal-sandbox:bookworm"},
      "exit": 1, "status": "error", "first_op": "none"},
     {"id": "docker-kill-validation", "title": "docker kill while candidates are validated",

@@ -9,19 +9,19 @@ running, and the next run on the same event publishes the one pull request.
 
 FAMILY = "signals"
 CASES = [
-    {"id": "term-baseline", "title": "SIGTERM while the baseline runs", "signal": "TERM",
+    {"id": "term-baseline", "full": True, "title": "SIGTERM while the baseline runs", "signal": "TERM",
      "stage": "] sandbox:", "exit": 143, "status": "error", "first_op": "none"},
     {"id": "term-repair", "title": "SIGTERM while the repair runs", "signal": "TERM",
      "stage": "] localized:", "exit": 143, "status": "error", "first_op": "none"},
-    {"id": "term-newtests", "title": "SIGTERM while the new tests are made", "signal": "TERM",
+    {"id": "term-newtests", "full": True, "title": "SIGTERM while the new tests are made", "signal": "TERM",
      "stage": "] verdict for", "exit": 143, "status": "error", "first_op": "none"},
     {"id": "term-publishing", "title": "SIGTERM while publishing", "signal": "TERM",
      "stage": "] new tests:", "exit": 143, "status": "error", "first_op": "none"},
     {"id": "kill-baseline", "title": "SIGKILL while the baseline runs", "signal": "KILL",
      "stage": "] sandbox:", "exit": -9, "status": "", "first_op": ""},
-    {"id": "kill-repair", "title": "SIGKILL while the repair runs", "signal": "KILL",
+    {"id": "kill-repair", "full": True, "title": "SIGKILL while the repair runs", "signal": "KILL",
      "stage": "] localized:", "exit": -9, "status": "", "first_op": ""},
-    {"id": "kill-newtests", "title": "SIGKILL while the new tests are made", "signal": "KILL",
+    {"id": "kill-newtests", "full": True, "title": "SIGKILL while the new tests are made", "signal": "KILL",
      "stage": "] verdict for", "exit": -9, "status": "", "first_op": ""},
     {"id": "kill-publishing", "title": "SIGKILL while publishing", "signal": "KILL",
      "stage": "] new tests:", "exit": -9, "status": "", "first_op": ""},
