@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         env = dict(os.environ)
         scrubber = Scrubber.from_environment(env, also=named)
-    if args.command in ("heal", "replay", "action"):
+    if argv is None and args.command in ("heal", "replay", "action"):  # the program, not a caller's process
         signal.signal(signal.SIGTERM, _raise_terminated)
     # the Action writes its own annotations, and guards what it prints itself
     with scrubbed_std_streams(scrubber, guard_commands=args.command != "action"):
