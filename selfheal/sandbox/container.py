@@ -600,6 +600,14 @@ class DockerSession:
             self.client.api.exec_start(exec_id)
 
     def open_channel(self, argv: list[str], *, env: dict[str, str] | None = None) -> DockerChannel:
+        import docker.errors
+
+        try:
+            return self._open_channel(argv, env=env)
+        except docker.errors.DockerException as exc:
+            raise self._lost(exc) from exc
+
+    def _open_channel(self, argv: list[str], *, env: dict[str, str] | None = None) -> DockerChannel:
         self._ensure_state_dirs()
         marker = uuid.uuid4().hex
         exec_id = self.client.api.exec_create(

@@ -134,3 +134,16 @@ def test_a_fetch_that_gets_no_answer_is_given_up_after_the_stall_time(world, tmp
     assert time.monotonic() - started < 25  # not the 30 s the server holds each request, nor git's forever
     server.clear_failures()
     assert (remote.clone(tmp_path / "again", sha=base) / "calc.py").is_file()
+
+
+def test_a_branch_made_through_the_api_although_its_answer_was_lost_is_used(world) -> None:
+    server, client, base = world
+    server.fail(r"/git/refs$", method="POST", hang=3, after=True)
+    change = Change(files={"calc.py": "def inc(x):\n    return x + 1\n"}, title="selfheal: fix",
+                    message="selfheal: fix inc", body="the fix", signature="s3", branch="selfheal/s3",
+                    base_branch="main", base_sha=base, draft=False)  # fmt: skip
+    with ApiStage(client, base) as stage:
+        publication = publish_pull(client, stage, change, Identity(), reviewer=None)
+    assert publication.operation == CREATED
+    assert server.repo_state(REPO)["branches"]["selfheal/s3"] == publication.commit
+    assert _posts(server, "/git/refs") == [0]  # not repeated

@@ -378,6 +378,8 @@ def test_a_container_killed_from_outside_is_a_lost_session_not_an_engine_error(t
         subprocess.run(["docker", "kill", session.container.name], capture_output=True, check=True)
         with pytest.raises(SessionLost, match=r"container selfheal-\w+ is exited: it stopped under the heal"):
             session.run(["python3", "-c", "print(2)"], timeout=10)
+        with pytest.raises(SessionLost):  # the screening worker's channel, too
+            session.open_channel(["python3", "-c", "print(3)"])
     finally:
         session.close()
     assert ours() == before
