@@ -36,6 +36,11 @@ ALL_ENV = "SELFHEAL_FAULTS_ALL"
 CASES = [c for c in ALL_CASES if os.environ.get(ALL_ENV) == "1" or not c.full]
 pytestmark = pytest.mark.slow
 JOBS_ENV = "SELFHEAL_FAULTS_JOBS"
+# Cases that fail a requirement today, with why; strict, so a fix shows as XPASS and removes them.
+KNOWN_FAILING = {
+    "model-timeout": "a model that never answers is not named in the outputs: the spec-test and "
+    "adversarial-test roles end with no cases and no reason (the provider's timeout is swallowed)",
+}
 
 
 @functools.cache
@@ -113,7 +118,16 @@ def runs(request: pytest.FixtureRequest) -> Iterator[Runs]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FAILING[c.id]))
+        if c.id in KNOWN_FAILING
+        else c
+        for c in CASES
+    ],
+    ids=[c.id for c in CASES],
+)
 def test_fault_case_holds(case: Case, runs: Runs) -> None:
     result = runs.result(case)
     if isinstance(result, str):
