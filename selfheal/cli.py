@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Iterator, Mapping
@@ -43,6 +44,27 @@ from selfheal.sandbox.secrets import (
 )
 
 EXIT_OK, EXIT_NOT_HEALED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_TERMINATED = 128 + signal.SIGTERM  # what a shell reports for a process ended by SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled workflow run, `docker stop`, systemd) raised where the process is, so
+    that it unwinds like Ctrl-C: every `finally` runs, the sandbox is closed and its processes
+    killed, temporary folders are removed, and the command says how it ended."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    signal.signal(signum, signal.SIG_IGN)  # once: the unwinding itself is not interrupted again
+    raise Terminated(signum)
+
+
+def interrupted_exit(exc: KeyboardInterrupt) -> int:
+    """The exit code of a run stopped by `exc`: 143 for SIGTERM, 130 for Ctrl-C (SIGINT)."""
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -258,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         env = dict(os.environ)
         scrubber = Scrubber.from_environment(env, also=named)
+    if argv is None and args.command in ("heal", "replay", "action"):  # the program, not a caller's process
+        signal.signal(signal.SIGTERM, _raise_terminated)
     # the Action writes its own annotations, and guards what it prints itself
     with scrubbed_std_streams(scrubber, guard_commands=args.command != "action"):
         if args.command == "heal":
@@ -419,8 +443,9 @@ def execute(
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
     except SelfhealError as exc:
         return _fail(f"selfheal: {exc}", EXIT_NOT_HEALED)
-    except KeyboardInterrupt:
-        return _fail("selfheal: interrupted; the repository was not changed", 130)
+    except KeyboardInterrupt as exc:
+        how = str(exc) or "interrupted"
+        return _fail(f"selfheal: {how}; the repository was not changed", interrupted_exit(exc))
     except Exception as exc:
         if os.environ.get("SELFHEAL_DEBUG"):
             traceback.print_exc()
@@ -430,7 +455,14 @@ def execute(
 
     if sandbox_note:
         result.notes.append(sandbox_note)
-    report = write_outputs(result, trace, out_dir, scrubber)
+    try:
+        report = write_outputs(result, trace, out_dir, scrubber)
+    except SelfhealError as exc:  # a full disk, a folder it may not write: said, not a traceback
+        return _fail(f"selfheal: {exc}", EXIT_NOT_HEALED)
+    except KeyboardInterrupt as exc:
+        how = str(exc) or "interrupted"
+        return _fail(f"selfheal: {how} while writing {out_dir}; the repository was not changed",
+                     interrupted_exit(exc))  # fmt: skip
     applied = _apply(config, result) if config.apply else None
     if as_json:
         print(json.dumps(report, indent=2))

@@ -22,6 +22,7 @@ from tests.openpython import make_open_python
 pytest_plugins = (
     "tests.sandbox.escape_figures",
     "tests.action.hostile_figures",
+    "tests.action.faults_figures",
     "tests.agent.model.hostile_figures",
 )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import sys
 import time
 import traceback
@@ -121,11 +122,17 @@ def _run(env: Mapping[str, str], log: JobLog, out: JobLog) -> int:
             inputs.github_token,
             api_url=env.get("GITHUB_API_URL") or DEFAULT_API_URL,
             write_interval=float(env.get("SELFHEAL_GITHUB_WRITE_INTERVAL", "1.0")),
+            timeout=int(env.get("SELFHEAL_GITHUB_TIMEOUT", "30")),
         )
         bot = Bot(client, inputs.github_token, settings(inputs, env), log=LogSink(log))
         outcome = bot.handle(trigger)
     except ConfigError as exc:
         return _failed(env, log, f"invalid input: {exc}", EXIT_BAD_INPUT)
+    except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM (the CLI raises it as one): a cancelled run
+        signum = int(getattr(exc, "signum", signal.SIGINT))
+        how = f"stopped by {signal.Signals(signum).name}"
+        return _failed(env, log, f"{how} before the end; a pushed branch without its pull request was "
+                       "removed, and the next run starts afresh", 128 + signum)  # fmt: skip
     except (BotError, SelfhealError) as exc:
         return _failed(env, log, str(exc), EXIT_FAILED)
     except Exception as exc:  # reported; the traceback when asked for

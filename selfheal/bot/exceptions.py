@@ -7,6 +7,7 @@ BotError
 ├── GitError          clone, fetch or push failed
 ├── SandboxRefused    no sandbox could keep the repository's code away from the token, and the
 │                     workflow did not accept running it anyway (accept-unsafe-sandbox)
+├── SandboxFailed     the sandbox broke under the heal (e.g. its container was killed)
 ├── ServerConfigError the bot server cannot start as configured (exit code 2)
 └── QueueError        the job database cannot be opened, read or written
 """
@@ -37,6 +38,10 @@ class GitError(BotError):
 
 
 class SandboxRefused(BotError):
+    pass
+
+
+class SandboxFailed(BotError):
     pass
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from types import TracebackType
 
-from selfheal.bot.exceptions import GitError
+from selfheal.bot.exceptions import GitError, GitHubError
 from selfheal.bot.github import GitHubClient
 from selfheal.bot.gitops import Built, Identity, RemoteCommit, check_path
 
@@ -84,4 +84,8 @@ class ApiStage:
         current = self.client.branch_sha(branch)
         if current != expected:
             raise GitError(f"git push to {branch} failed: the branch moved to {(current or 'nothing')[:12]}")
-        self.client.set_branch(branch, sha, create=expected is None)
+        try:
+            self.client.set_branch(branch, sha, create=expected is None)
+        except GitHubError:
+            if self.client.branch_sha(branch) != sha:  # the answer may be what was lost, not the update
+                raise

@@ -40,6 +40,15 @@ class SafeRetry(GithubRetry):
             return False
         return super().is_retry(method, status_code, has_retry_after)
 
+    def increment(self, method: str | None = None, url: str | None = None, *args: Any, **kwargs: Any) -> Any:
+        """A POST whose answer never came (read timeout, connection reset after sending) is not
+        repeated either: GitHub may have made the comment or pull request already. A connection that
+        was never made is retried as before."""
+        error = kwargs.get("error", args[1] if len(args) > 1 else None)
+        if error is not None and (method or "").upper() == "POST" and self._is_read_error(error):
+            raise error
+        return super().increment(method, url, *args, **kwargs)
+
 
 @dataclass(frozen=True)
 class PullInfo:
@@ -105,6 +114,7 @@ class GitHubClient:
             raise CredentialsError("no GitHub token: set the action's github-token input")
         self.repo_name = repo
         self.api_url = api_url.rstrip("/")
+        self.timeout = timeout  # seconds without an answer before a request is given up
         self._gh = Github(
             base_url=self.api_url,
             auth=Auth.Token(token),

@@ -98,7 +98,9 @@ class RemoteCommit:
 
 
 class Remote:
-    def __init__(self, url: str, token: str) -> None:
+    def __init__(self, url: str, token: str, *, stall_s: int = 60) -> None:
+        """`stall_s`: a fetch or push that receives nothing for this long is given up (git's
+        low-speed limit), so a remote that never answers fails the run instead of hanging it."""
         parts = urlsplit(url)
         if "@" in parts.netloc:
             raise GitError("the clone URL carries credentials; selfheal passes the token as a header")
@@ -107,6 +109,7 @@ class Remote:
         self.url = url
         self.scheme = parts.scheme
         self._token = token
+        self.stall_s = max(1, int(stall_s))
 
     def _header(self) -> str:
         basic = base64.b64encode(f"x-access-token:{self._token}".encode()).decode()
@@ -134,6 +137,8 @@ class Remote:
         if auth:
             env.update({k: os.environ[k] for k in NETWORK_VARIABLES if k in os.environ})
             env.update(
+                GIT_HTTP_LOW_SPEED_LIMIT="1",  # bytes per second, for GIT_HTTP_LOW_SPEED_TIME seconds
+                GIT_HTTP_LOW_SPEED_TIME=str(self.stall_s),
                 GIT_CONFIG_COUNT="1",
                 GIT_CONFIG_KEY_0=f"http.{self.url}.extraheader",
                 GIT_CONFIG_VALUE_0=self._header(),

@@ -26,9 +26,13 @@ class ProgressComment:
         self.comment_id: int | None = None
         self._last_edit = 0.0
         self._pending = False
+        self._failing = False  # an edit failed: only the last one is tried again
 
     def start(self) -> None:
-        self.comment_id = self.client.comment(self.issue_number, self.render("starting"))
+        try:
+            self.comment_id = self.client.comment(self.issue_number, self.render("starting"))
+        except BotError as exc:  # the heal goes on without a progress comment
+            sys.stderr.write(f"selfheal: could not post the progress comment: {exc}\n")
         self._last_edit = time.monotonic()
 
     def emit(self, event: Event) -> None:
@@ -39,6 +43,8 @@ class ProgressComment:
             return
         self.lines.append(line)
         self._pending = True
+        if self._failing:  # each failed edit costs the client's retries; the heal matters more
+            return
         if time.monotonic() - self._last_edit >= MIN_EDIT_INTERVAL_S or event.node == "validate":
             self._edit(self.render("working"))
 
@@ -64,6 +70,10 @@ class ProgressComment:
         try:
             self.client.edit_comment(self.issue_number, self.comment_id, body)
         except BotError as exc:
-            sys.stderr.write(f"selfheal: could not update the progress comment: {exc}\n")
+            if not self._failing:
+                sys.stderr.write(f"selfheal: could not update the progress comment: {exc}\n")
+            self._failing = True
+        else:
+            self._failing = False
         self._last_edit = time.monotonic()
         self._pending = False

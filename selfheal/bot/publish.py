@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from selfheal.bot.exceptions import BotError
-from selfheal.bot.github import GitHubClient
+from selfheal.bot.github import GitHubClient, PullInfo
 from selfheal.bot.gitops import Built, Identity, RemoteCommit
 
 CREATED, UPDATED, NONE = "created", "updated", "none"
@@ -94,7 +94,12 @@ def publish_pull(
 ) -> Publication:
     owner = client.repo_name.split("/")[0]
     open_prs = client.open_pulls(owner, change.branch, base=change.base_branch)
-    sha, moved = push_branch(stage, change, author)
+    try:
+        sha, moved = push_branch(stage, change, author)
+    except (BotError, KeyboardInterrupt):  # a failed or stopped push may have moved the branch all the same
+        if not open_prs:
+            _undo_push(client, change.branch)
+        raise
     notes: list[str] = []
     if open_prs:
         pull = open_prs[0]
@@ -110,8 +115,16 @@ def publish_pull(
             base=change.base_branch,
             draft=change.draft,
         )
-    except BotError:
-        _undo_push(client, change.branch)
+    except BotError as exc:
+        found = _found_pull(client, owner, change)  # the answer may be what failed, not the request
+        if found is None:
+            _undo_push(client, change.branch)
+            raise
+        pull = found
+        notes.append(f"GitHub's answer to opening the pull request was lost ({exc}); it was opened")
+    except KeyboardInterrupt:  # stopped while asking: keep the pull request if GitHub made it
+        if not _pulled(client, owner, change):
+            _undo_push(client, change.branch)
         raise
     try:
         client.add_label(pull.number, LABEL)
@@ -124,8 +137,26 @@ def publish_pull(
     return Publication(CREATED, change.branch, sha, pull.number, pull.url, tuple(notes))
 
 
+def _pulled(client: GitHubClient, owner: str, change: Change) -> bool:
+    try:
+        return bool(client.open_pulls(owner, change.branch, base=change.base_branch))
+    except BotError:
+        return True  # unknown: deleting the branch could close a pull request that exists
+
+
+def _found_pull(client: GitHubClient, owner: str, change: Change) -> PullInfo | None:
+    """The open pull request of the change's branch, when a create that seemed to fail made it."""
+    try:
+        pulls = client.open_pulls(owner, change.branch, base=change.base_branch)
+    except BotError:
+        return None
+    return pulls[0] if pulls else None
+
+
 def _undo_push(client: GitHubClient, branch: str) -> None:
     try:
+        if client.branch_sha(branch) is None:
+            return  # the push never arrived
         client.delete_branch(branch)
     except BotError as exc:
         sys.stderr.write(

@@ -23,7 +23,7 @@ from selfheal.agent.loop import heal
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
-from selfheal.bot.exceptions import BotError, SandboxRefused
+from selfheal.bot.exceptions import BotError, SandboxFailed, SandboxRefused
 from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import PERMISSION_RANK, GitHubClient
 from selfheal.bot.gitops import Identity, Remote
@@ -119,6 +119,13 @@ class Bot:
         except (BotError, SelfhealError, SandboxError) as exc:
             self._react(trigger, "confused")
             self._say(trigger, f"{MARKER}\n😕 selfheal could not finish: {exc}")
+            if isinstance(exc, SandboxError):  # a BotError for whoever runs the bot: a clear failure
+                raise SandboxFailed(f"the sandbox failed: {exc}") from exc
+            raise
+        except KeyboardInterrupt as exc:  # the run was cancelled (SIGTERM, SIGINT): say so, then stop
+            self._react(trigger, "confused")
+            how = str(exc) or "interrupted"
+            self._say(trigger, f"{MARKER}\n😕 selfheal was {how} before it finished; nothing was published.")
             raise
 
     def authorize(self, trigger: Trigger) -> Outcome | None:
@@ -175,7 +182,7 @@ class Bot:
         self, workdir: Path, trigger: Trigger, target: Target, progress: ProgressComment | None
     ) -> Outcome:
         dry_run = self.settings.dry_run or trigger.dry_run
-        remote = Remote(self.client.clone_url, self.token)
+        remote = Remote(self.client.clone_url, self.token, stall_s=self.client.timeout)
         checkout = remote.clone(workdir / "repo", sha=target.sha, branch=target.branch)
         result, report, out_dir = self._run_heal(trigger, checkout, progress)
         outcome = Outcome(result.status, result.error or result.status, result, report, None, out_dir)

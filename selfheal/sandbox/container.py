@@ -37,7 +37,7 @@ from typing import Any
 from selfheal.sandbox.base import ExecResult, Isolation, Limits, SandboxInfo
 from selfheal.sandbox.dependencies import SetupPlan, build_requirements, default_image, plan_setup
 from selfheal.sandbox.env import FIXED, expand_path, is_secret_name
-from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SetupFailed
+from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SessionLost, SetupFailed
 from selfheal.sandbox.incontainer import BUILD, KILLER, METADATA, RUNNER, SERVER
 from selfheal.sandbox.local import STATE_DIR
 from selfheal.sandbox.output import CappedBuffer, LineQueue, capped_text
@@ -448,7 +448,30 @@ class DockerSession:
         self, argv: list[str], *, timeout: float, env: dict[str, str] | None = None, cwd: str | None = None
     ) -> ExecResult:
         """Through the command server when it is up (a fork, not a Docker API round trip);
-        through a fresh exec when it is not (before it starts, or after something killed it)."""
+        through a fresh exec when it is not (before it starts, or after something killed it).
+        A container that stopped under the heal (killed from outside) is SessionLost."""
+        import docker.errors
+
+        try:
+            return self._run(argv, timeout=timeout, env=env, cwd=cwd)
+        except docker.errors.DockerException as exc:
+            raise self._lost(exc) from exc
+
+    def _lost(self, exc: Exception) -> SessionLost:
+        state = "gone"
+        with contextlib.suppress(Exception):
+            self.container.reload()
+            state = str(self.container.status)
+        name = getattr(self.container, "name", "?")
+        first = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        return SessionLost(
+            f"the sandbox's container {name} is {state}: it stopped under the heal (killed or removed "
+            f"from outside?); the Docker engine said: {first}"
+        )
+
+    def _run(
+        self, argv: list[str], *, timeout: float, env: dict[str, str] | None = None, cwd: str | None = None
+    ) -> ExecResult:
         if not argv:
             return ExecResult(127, "", "selfheal: empty command", 0.0)
         self._check_usable()
@@ -577,6 +600,14 @@ class DockerSession:
             self.client.api.exec_start(exec_id)
 
     def open_channel(self, argv: list[str], *, env: dict[str, str] | None = None) -> DockerChannel:
+        import docker.errors
+
+        try:
+            return self._open_channel(argv, env=env)
+        except docker.errors.DockerException as exc:
+            raise self._lost(exc) from exc
+
+    def _open_channel(self, argv: list[str], *, env: dict[str, str] | None = None) -> DockerChannel:
         self._ensure_state_dirs()
         marker = uuid.uuid4().hex
         exec_id = self.client.api.exec_create(
@@ -604,7 +635,12 @@ class DockerSession:
         member = self._member(relpath)
         data = content.encode("utf-8") if isinstance(content, str) else content
         parents = [posixpath.join(*member.split("/")[:i]) for i in range(1, member.count("/") + 1)]
-        self._put(_archive(parents, {member: data}))
+        import docker.errors
+
+        try:
+            self._put(_archive(parents, {member: data}))
+        except docker.errors.DockerException as exc:
+            raise self._lost(exc) from exc
 
     def read_file(self, relpath: str) -> bytes | None:
         import docker.errors

@@ -6,9 +6,11 @@
     ├── SetupFailed          installing the repo's dependencies in the sandbox failed
     ├── LimitExceeded        the commands outgrew a limit that ends the session (the workspace's
     │                        size); every later command raises it too
-    └── WorkspaceTrap        a file selfheal writes sits behind something the commands planted
-                             (a link or a file where a folder should be, a folder where the file
-                             should be); nothing was written through it
+    ├── WorkspaceTrap        a file selfheal writes sits behind something the commands planted
+    │                        (a link or a file where a folder should be, a folder where the file
+    │                        should be); nothing was written through it
+    └── SessionLost          the session itself stopped under the heal (the docker sandbox's
+                             container killed or removed from outside)
 
 A command that fails or times out inside a sandbox is not an error: it is an `ExecResult`.
 """
@@ -31,4 +33,8 @@ class LimitExceeded(SandboxError):
 
 
 class WorkspaceTrap(SandboxError):
+    pass
+
+
+class SessionLost(SandboxError):
     pass

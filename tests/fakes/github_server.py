@@ -59,6 +59,9 @@ path incl. ``/api/v3`` and the query; git requests too) get ``status``. Rate-lim
 GitHub's: secondary = message "You have exceeded a secondary rate limit..." + ``Retry-After``;
 primary = "API rate limit exceeded for ..." + ``X-RateLimit-Remaining: 0`` and ``X-RateLimit-Reset``
 = now + ``reset_in``. ``after`` performs the request first, then answers with the failure (a lost reply).
+``skip: N`` lets the first N matching requests through (the rule hits the N+1th); ``hang: S`` holds a
+matching request S seconds and closes the connection without an answer (status 0 in the log): a
+client timeout; with ``after``, the request was performed first.
 
 ``POST /_fake/seed`` takes ``{"repo": {...}}`` and/or ``{"full_name": ..., "issue"|"pull": {...},
 "comment": {"issue_number", "user", "body", "id"?}, "reaction": {"comment_id"|"issue_number", "user",
@@ -268,6 +271,8 @@ class FailRule:
     reset_in: int = 1
     message: str | None = None
     after: bool = False  # perform the real request, then answer with the failure
+    skip: int = 0  # let this many matching requests through first: the failure hits the (skip+1)th
+    hang: float = 0.0  # seconds to hold the connection, then close it without an answer (a timeout)
     hits: int = 0
 
     def describe(self) -> dict[str, Any]:
@@ -281,6 +286,8 @@ class FailRule:
             "rate_limited": self.rate_limited,
             "rate_limit": self.rate_limit,
             "after": self.after,
+            "skip": self.skip,
+            "hang": self.hang,
         }
 
 
@@ -2587,6 +2594,9 @@ class RequestHandler(BaseHTTPRequestHandler):
             if rule.method not in (None, "*") and rule.method.upper() != self.command:
                 continue
             if rule.path_regex.search(self.path):
+                if rule.skip > 0:
+                    rule.skip -= 1
+                    continue
                 rule.times -= 1
                 rule.hits += 1
                 return rule
@@ -2648,6 +2658,8 @@ class RequestHandler(BaseHTTPRequestHandler):
                         reset_in=int(data.get("reset_in", 1)),
                         message=data.get("message"),
                         after=bool(data.get("after", False)),
+                        skip=int(data.get("skip", 0)),
+                        hang=float(data.get("hang", 0.0)),
                     )
                     store.rules.append(rule)
                     self.send_json(201, rule.describe())
@@ -2745,13 +2757,23 @@ class RequestHandler(BaseHTTPRequestHandler):
                 except Exception as exc:
                     traceback.print_exc()
                     reply = Reply(500, {"message": f"fake-github internal error: {exc!r}", "status": "500"})
-            if rule is not None:
+            if rule is not None and rule.hang:
+                self.record("api", 0, scheme, True)
+            elif rule is not None:
                 payload, headers = self.failure_payload(rule)
                 self.record("api", rule.status, scheme, True)
                 self.send_json(rule.status, payload, headers)
                 return
-            self.record("api", reply.status, scheme, False)
-            self.send_json(reply.status, reply.body, reply.headers)
+            else:
+                self.record("api", reply.status, scheme, False)
+                self.send_json(reply.status, reply.body, reply.headers)
+                return
+        self.no_answer(rule.hang)
+
+    def no_answer(self, seconds: float) -> None:
+        """Hold the connection for `seconds` (outside the store's lock), then drop it unanswered."""
+        time.sleep(seconds)
+        self.close_connection = True
 
     # -- git smart HTTP --------------------------------------------------------------------
 
@@ -2786,7 +2808,7 @@ class RequestHandler(BaseHTTPRequestHandler):
             elif repo is None or repo.git_dir is None:
                 self.record("git", 404, "basic", False)
             elif rule is not None and not rule.after:
-                self.record("git", rule.status, "basic", True)
+                self.record("git", 0 if rule.hang else rule.status, "basic", True)
         if not authorized:
             self.send(
                 401,
@@ -2798,6 +2820,9 @@ class RequestHandler(BaseHTTPRequestHandler):
             self.send(404, b"Repository not found.\n", {"Content-Type": "text/plain; charset=utf-8"})
             return
         if rule is not None and not rule.after:
+            if rule.hang:
+                self.no_answer(rule.hang)
+                return
             self.send(rule.status, b"injected failure\n", {"Content-Type": "text/plain; charset=utf-8"})
             return
         env = git_env()
@@ -2824,6 +2849,11 @@ class RequestHandler(BaseHTTPRequestHandler):
         if done.stderr:
             sys.stderr.write(done.stderr.decode(errors="replace"))
         status, headers, payload = parse_cgi(done.stdout)
+        if rule is not None and rule.hang:  # "after": the push/fetch happened, its answer never comes
+            with store.lock:
+                self.record("git", 0, "basic", True)
+            self.no_answer(rule.hang)
+            return
         if rule is not None:  # "after": the push/fetch happened, the client still sees a failure
             status, payload = rule.status, b"injected failure\n"
             headers = {"Content-Type": "text/plain; charset=utf-8"}
@@ -3086,9 +3116,13 @@ class FakeGitHub:
         reset_in: int = 1,
         message: str | None = None,
         after: bool = False,
+        skip: int = 0,
+        hang: float = 0.0,
     ) -> dict[str, Any]:
         """The next ``times`` requests matching method + regex (searched in the raw path incl. query
-        and the /api/v3 prefix) are answered with ``status`` instead."""
+        and the /api/v3 prefix) are answered with ``status`` instead; ``skip`` lets that many
+        matching requests through first (fail the Nth: skip N-1), ``hang`` holds each for that
+        many seconds and drops it unanswered (after performing it, with ``after``)."""
         return self._admin(
             "POST",
             "fail",
@@ -3103,6 +3137,8 @@ class FakeGitHub:
                 "reset_in": reset_in,
                 "message": message,
                 "after": after,
+                "skip": skip,
+                "hang": hang,
             },
         )
 

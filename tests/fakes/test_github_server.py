@@ -514,3 +514,26 @@ def test_process_stops_on_sigterm(fake: FakeGitHub) -> None:
     assert fake.proc.returncode == 0
     final = (fake.workdir / "final-state.json").read_text()
     assert '"acme/widgets"' in final
+
+
+def test_a_rule_can_skip_matches_and_hang_without_an_answer(fake: FakeGitHub) -> None:
+    # skip: the first matching request passes, the second gets the failure
+    fake.fail(r"/issues/3$", method="GET", status=502, skip=1)
+    repo = fake.github(retry=None).get_repo("acme/widgets")
+    assert repo.get_issue(3).title == "Tests fail"
+    with pytest.raises(GithubException) as err:
+        repo.get_issue(3)
+    assert err.value.status == 502
+    assert api_entries(fake, "/issues/3") == [("GET", 200), ("GET", 502)]
+
+    # hang: no answer within the client's timeout; with `after`, the request was performed
+    fake.fail(r"/issues/3/comments$", method="POST", hang=3, after=True)
+    slow = fake.github(retry=None, timeout=1).get_repo("acme/widgets").get_issue(3)
+    started = time.monotonic()
+    with pytest.raises(Exception) as lost:
+        slow.create_comment("hello")
+    assert "timed out" in str(lost.value).lower() or "Timeout" in type(lost.value).__name__
+    assert time.monotonic() - started < 2.5
+    assert [c["body"] for c in fake.repo_state("acme/widgets")["comments"]] == ["hello"]
+    assert api_entries(fake, "/issues/3/comments") == [("POST", 0)]
+    assert fake.state()["fail_rules"][-1]["hang"] == 3

@@ -20,7 +20,7 @@ import pytest
 
 from selfheal.sandbox import Limits
 from selfheal.sandbox.container import LABEL, OWNER_LABEL, DockerSandbox, DockerSession, docker_client
-from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SetupFailed
+from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SessionLost, SetupFailed
 
 IMAGE = os.environ.get("SELFHEAL_TEST_IMAGE", "selfheal-sandbox:bookworm")
 
@@ -366,6 +366,22 @@ def test_nothing_of_ours_is_left_after_close(tmp_path):
     assert session.container.name in ours()["containers"]
     session.run(["python3", "-c", "print(1)"], timeout=10)
     session.close()
+    assert ours() == before
+
+
+def test_a_container_killed_from_outside_is_a_lost_session_not_an_engine_error(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    before = ours()
+    session = DockerSandbox(IMAGE).start(tmp_path)
+    try:
+        assert session.run(["python3", "-c", "print(1)"], timeout=10).stdout.strip() == "1"
+        subprocess.run(["docker", "kill", session.container.name], capture_output=True, check=True)
+        with pytest.raises(SessionLost, match=r"container selfheal-\w+ is exited: it stopped under the heal"):
+            session.run(["python3", "-c", "print(2)"], timeout=10)
+        with pytest.raises(SessionLost):  # the screening worker's channel, too
+            session.open_channel(["python3", "-c", "print(3)"])
+    finally:
+        session.close()
     assert ours() == before
 
 

@@ -1,5 +1,9 @@
 """The output folder of a heal: report.json, patch.diff, summary.md, lessons.md, trace.jsonl.
 
+report.json is written last and atomically (a temporary file renamed into place): where it exists,
+it is whole and every other file was written before it. A folder that cannot be written (a full
+disk, no permission) is a HealError naming it, with no report.json left behind.
+
 Every file in it is scrubbed of secret values (`selfheal.sandbox.secrets.Scrubber`): a test may
 print whatever it read, and the folder is uploaded as an artifact and becomes the PR body.
 """
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from selfheal.agent.events import Trace
+from selfheal.agent.exceptions import HealError
 from selfheal.agent.report.checkpoints import FOLDER
 from selfheal.agent.report.reportjson import build_report
 from selfheal.agent.report.result import HealResult
@@ -38,10 +43,30 @@ def write_outputs(result: HealResult, trace: Trace, out_dir: Path, scrubber: Scr
     """Write the output folder, scrubbed; the report as written. `scrubber` defaults to the
     process's (`process_scrubber`: built from the secrets the entrypoint was started with)."""
     scrub = scrubber or process_scrubber()
-    out_dir.mkdir(parents=True, exist_ok=True)
     # scrubbed as data, before serialising: JSON would escape a value with quotes or non-ASCII
     report = scrub.scrub_data(build_report(result))
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    final = out_dir / "report.json"
+    partial = out_dir / f".report.json.{secrets.token_hex(4)}.tmp"
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if final.is_file() and not final.is_symlink():
+            final.unlink()  # a report of an earlier run in this folder must not stand for this one
+        _write_files(result, trace, out_dir, report, scrub)
+        with partial.open("w", encoding="utf-8") as handle:
+            handle.write(json.dumps(report, indent=2) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, final)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise HealError(
+            f"could not write the output folder {out_dir}: {exc.strerror or exc}; report.json was not written"
+        ) from exc
+    return report
+
+
+def _write_files(result: HealResult, trace: Trace, out_dir: Path, report: dict, scrub: Scrubber) -> None:
+    """Every file of the output folder but report.json."""
     (out_dir / "patch.diff").write_text(scrub(result.patch), encoding="utf-8")
     (out_dir / "summary.md").write_text(scrub(build_summary(result, report)), encoding="utf-8")
     lessons = "".join(f"- {lesson}\n" for lesson in report["lessons"]) or NO_LESSONS
@@ -59,7 +84,6 @@ def write_outputs(result: HealResult, trace: Trace, out_dir: Path, scrubber: Scr
     # had); once more with this one. Only selfheal's own files: --out may name a folder with others.
     if (out_dir / FOLDER).is_dir():
         scrub_folder(out_dir / FOLDER, scrub)
-    return report
 
 
 def scrub_folder(root: Path, scrub: Scrubber) -> list[Path]:

@@ -1,0 +1,85 @@
+"""The fault cases, read from the family modules under tests/action/faults/ without importing them:
+each module holds a `FAMILY` name and a `CASES` list, both literals."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES_DIR = ROOT / "tests" / "action" / "faults"
+FAMILIES = ("github", "model", "sandbox", "disk", "signals")  # the figures' order
+KEYS = {
+    "id",
+    "title",
+    "rules",
+    "inputs",
+    "exit",
+    "status",
+    "signal",
+    "stage",
+    "disk_kb",
+    "first_op",
+    "model_step",
+    "reason",
+    "kill_container",
+    "full",
+}
+
+
+class CaseError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    family: str
+    title: str
+    rules: tuple[dict[str, Any], ...] = ()  # fake GitHub failure rules (POST /_fake/fail bodies)
+    inputs: dict[str, str] = field(default_factory=dict)  # extra action inputs
+    exit: int = 0  # the first run's expected exit code
+    status: str = "healed"  # the first run's expected `status` output ("" for none: killed)
+    first_op: str = "created"  # its `pr-operation` output ("" when it has none)
+    signal: str = ""  # TERM | KILL: sent to the action when `stage` shows in its log
+    kill_container: bool = False  # docker sandbox: `docker kill` its container when `stage` shows
+    full: bool = False  # a variant: in `python -m evaluation.faults` and SELFHEAL_FAULTS_ALL=1, not in CI
+    stage: str = ""
+    disk_kb: int = 0  # the workspace's output folder on a filesystem this small
+    model_step: dict[str, Any] = field(default_factory=dict)  # the fake Messages API's every answer
+    reason: str = ""  # what the outputs must say about why the model stopped
+
+
+def _literal(tree: ast.Module, name: str, path: Path) -> Any:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            try:
+                return ast.literal_eval(node.value)
+            except ValueError as exc:
+                raise CaseError(f"{path.name}: {name} must be a literal") from exc
+    raise CaseError(f"{path.name}: no {name} = ...")
+
+
+def load_cases(folder: Path = CASES_DIR) -> list[Case]:
+    cases: list[Case] = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        family = str(_literal(tree, "FAMILY", path))
+        for entry in _literal(tree, "CASES", path):
+            unknown = set(entry) - KEYS
+            if unknown:
+                raise CaseError(f"{path.name}: {entry.get('id')}: unknown keys {sorted(unknown)}")
+            entry = dict(entry)
+            entry["rules"] = tuple(entry.get("rules", ()))
+            cases.append(Case(family=family, **entry))
+    cases.sort(key=lambda c: FAMILIES.index(c.family) if c.family in FAMILIES else len(FAMILIES))
+    ids = [c.id for c in cases]
+    if len(ids) != len(set(ids)):
+        raise CaseError(f"duplicate case ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+    return cases
