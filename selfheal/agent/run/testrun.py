@@ -231,7 +231,7 @@ class TestRunner:
         self.session.write_file(key_rel, key, force=True)
         self.session.write_file(records_rel, b"", force=True)
         env["SELFHEAL_RECORDS"] = str(self.session.root / records_rel)
-        env["SELFHEAL_RECORDS_KEY"] = str(self.session.root / key_rel)
+        env["SELFHEAL_RECORDS_SEAL"] = str(self.session.root / key_rel)
         if test_timeout:
             env["SELFHEAL_TEST_TIMEOUT"] = f"{test_timeout:g}"
         coverage_rel = None

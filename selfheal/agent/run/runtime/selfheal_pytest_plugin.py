@@ -13,7 +13,7 @@ each switched on by an environment variable:
   test with a traceback that shows where it hung, instead of killing the whole run;
 - ``SELFHEAL_COVERAGE_OUT``: per-test line coverage of the files listed in
   ``SELFHEAL_COVERAGE_FILES``, written as JSON ``{"tests": {nodeid: {file: [lines]}}}``;
-- ``SELFHEAL_RECORDS`` and ``SELFHEAL_RECORDS_KEY``: the run's own account of itself, which the
+- ``SELFHEAL_RECORDS`` and ``SELFHEAL_RECORDS_SEAL``: the run's own account of itself, which the
   verdict reads beside the JUnit XML. The key file is read and deleted when this plugin is
   imported, before pytest imports any conftest or test (so before the code under test runs); every
   record is a JSON line chained to the one before by an HMAC under that key, so a record the
@@ -275,7 +275,7 @@ class _Records:
 
 
 def _open_records() -> _Records | None:
-    path, key_file = os.environ.get("SELFHEAL_RECORDS"), os.environ.get("SELFHEAL_RECORDS_KEY")
+    path, key_file = os.environ.get("SELFHEAL_RECORDS"), os.environ.get("SELFHEAL_RECORDS_SEAL")
     if not path or not key_file:
         return None
     try:
