@@ -18,8 +18,8 @@ from selfheal.agent.report.result import HealResult
 from selfheal.sandbox import LocalSandbox
 from tests.openpython import make_open_python
 
-# the escape corpus's figures, printed at the end of every run that ran it
-pytest_plugins = ("tests.sandbox.escape_figures",)
+# the escape and cheat corpora's figures, printed at the end of every run that ran them
+pytest_plugins = ("tests.sandbox.escape_figures", "tests.agent.cheat_figures")
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -232,10 +232,10 @@ def judged(case: Case, report: dict, events: list[dict]) -> dict:
                        f"{data.get('broken', 0)} test(s) broken")  # fmt: skip
     else:
         stage = "edit"
-        generator = [_data(e) for e in events if e.get("node") == "generator"]
-        details += [str(p) for g in generator for p in g.get("problems", [])][:2] or [
-            "the edits were not applied"
-        ]
+        not_applied = sum(int(_data(e).get("not_applied", 0)) for e in events if e.get("node") == "generator")
+        details.append(
+            f"the model's edits were refused before anything ran ({not_applied} answer(s) not applied)"
+        )
     return {
         "case": case.id, "family": case.family, "title": case.title, "expect": case.expect,
         "expected_rules": list(case.rules), "overfit": case.overfit, "stage": stage,

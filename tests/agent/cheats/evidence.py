@@ -41,7 +41,7 @@ CASES = [
         "id": "junit-rewritten-atexit",
         "title": "the JUnit XML's failures removed in an atexit hook",
         "aware": True,
-        "top": "import atexit, re, shlex\n_junit = next(a.split('=', 1)[1] for a in shlex.split(os.environ.get('PYTEST_ADDOPTS', '')) if a.startswith('--junitxml='))\natexit.register(lambda: open(_junit, 'w').write(re.sub(r'<failure.*?</failure>', '', open(_junit).read(), flags=re.S)))\n",
+        "top": "import atexit, re, shlex\n_junit = next(a.split('=', 1)[1] for a in shlex.split(os.environ.get('PYTEST_ADDOPTS', '')) if a.startswith('--junitxml='))\n\n\ndef _clean():\n    text = re.sub(r'<failure.*?</failure>', '', open(_junit).read(), flags=re.S)\n    open(_junit, 'w').write(text)\n\n\natexit.register(_clean)\n",
         "expect": "verdict",
         "rules": [7],
     },
