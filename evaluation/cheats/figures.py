@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evaluation.cheats.cases import FAMILIES
+from evaluation.cheats.cases import FAMILIES, load_cases
 
 REFUSED = ("edit", "screen", "verdict")
 NEW_RULES = 7  # rules 7-11 (issue 15): a refusal naming only these, the verdict before them let through
@@ -50,6 +50,8 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str
 
 
 def render(results: list[dict], *, markdown: bool = False) -> str:
+    order = {c.id: i for i, c in enumerate(load_cases())}  # families in FAMILIES' order, cases as listed
+    results = sorted(results, key=lambda r: order.get(r["case"], len(order)))
     families = [f for f in FAMILIES if any(r["family"] == f for r in results)]
     lines = ["Cheat corpus: the model's cheating candidates, refused where", ""]
     rows = []

@@ -218,17 +218,21 @@ class RepairRounds:
         changes = {p: t for p, t in changes.items() if t != state.base_text(p)}
         patch = state.workspace.diff(changes)
         with stage(state.events, "validate", candidate=candidate.description) as info:
+            before_run = after_run = None
             try:
                 for path, text in changes.items():
                     state.session.write_file(path, text)
                 before_run = state.runner.fingerprint()
                 after, _ = state.runner.run()
-                evidence = Evidence(workspace_changes(before_run, state.runner.fingerprint()))
+                after_run = state.runner.fingerprint()
+                evidence = Evidence(workspace_changes(before_run, after_run))
             except WorkspaceTrap as exc:
                 info.update(status=NOT_HEALED, violations=[str(exc)])
                 return self._refuse(candidate, f"the patch could not be put in place: {exc}")
             finally:
-                for path in changes:
+                # the patch's files, and any file of the repository the run changed or deleted
+                tampered = [p for p in tampered_files(before_run, after_run) if p in state.workspace.files]
+                for path in [*changes, *(p for p in tampered if p not in changes)]:
                     state.session.write_file(path, state.base_text(path), force=True)
             verdict = judge(
                 baseline=baseline, flaky=set(result.flaky), after=after, changes=changes,
@@ -273,6 +277,13 @@ def workspace_changes(before: dict[str, str] | None, after: dict[str, str] | Non
     deleted = [f"{p} (deleted)" for p in sorted(set(before) - set(after))]
     changed = [f"{p} (changed)" for p in sorted(set(before) & set(after)) if before[p] != after[p]]
     return tuple(changed + deleted + created)
+
+
+def tampered_files(before: dict[str, str] | None, after: dict[str, str] | None) -> list[str]:
+    """Files that were there before the run and were changed or deleted by it."""
+    if before is None or after is None:
+        return []
+    return sorted(p for p in before if after.get(p) != before[p])
 
 
 def covering_for_lines(lines, coverage: CoverageMap | None, baseline: TestReport) -> list[str]:
