@@ -15,8 +15,9 @@ verdict that holds still reads as rules 1-5):
 7. The run reached pytest's end and tells one story: the plugin's signed records (a key read
    before any project code ran, an HMAC chain; run/records.py) end with pytest's own `finished`
    record, agree per test with the JUnit XML, and agree with the exit code.
-8. The same tests ran: the tests of the records are the baseline's (none vanished, none new), and
-   none that ran at baseline is now skipped.
+8. The baseline's tests ran: every test of the baseline is in the records (none vanished), and
+   none that ran at baseline is now skipped. (New tests may run: selfheal's own generated tests
+   do in the QA round; a test file the code under test writes is rule 9's.)
 9. Nothing outside the patch changed: every file of the workspace is byte-identical after the run
    (no file created, deleted or changed by the tests, the patched files as written).
 10. The test machinery is as the baseline's run left it: no name of pytest, pluggy, unittest,
@@ -285,7 +286,6 @@ def _same_tests(before: RunRecords, now: RunRecords) -> list[str]:
     if not now.finished:
         return []
     gone = sorted(set(before.outcomes) - set(now.outcomes))
-    new = sorted(set(now.outcomes) - set(before.outcomes))
     skipped = sorted(
         t
         for t, o in now.outcomes.items()
@@ -296,8 +296,6 @@ def _same_tests(before: RunRecords, now: RunRecords) -> list[str]:
         problems.append(f"{len(gone)} test(s) of the baseline did not run: {', '.join(gone[:5])}")
     if skipped:
         problems.append(f"{len(skipped)} test(s) that ran at baseline were skipped: {', '.join(skipped[:5])}")
-    if new:
-        problems.append(f"{len(new)} test(s) ran that the baseline did not have: {', '.join(new[:5])}")
     return ["; ".join(problems)] if problems else []
 
 
