@@ -259,7 +259,8 @@ def _one_story(baseline: TestReport, before: RunRecords, after: TestReport, now:
         return [f"selfheal's records of the run do not hold: {now.broken}"]
     if not now.finished:
         last = f" (exit code {after.exit_code})" if after.exit_code is not None else ""
-        return [f"the run ended before pytest's end{last}: an exit or interrupt cut it short, so "
+        return [f"the run ended before pytest's end{last}: an exit or interrupt cut it short (or its "
+                f"records were cut), so "
                 f"nothing it reported counts"]  # fmt: skip
     problems = []
     if baseline.exit_code == before.exitstatus and after.exit_code != now.exitstatus:
