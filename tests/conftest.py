@@ -23,6 +23,7 @@ pytest_plugins = (
     "tests.sandbox.escape_figures",
     "tests.action.hostile_figures",
     "tests.action.faults_figures",
+    "tests.agent.cheat_figures",
     "tests.agent.model.hostile_figures",
 )
 

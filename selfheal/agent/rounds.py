@@ -24,7 +24,7 @@ from selfheal.agent.report.result import HEALED, NOT_HEALED, PARTIAL, Rejection
 from selfheal.agent.run.screen import Screener, ScreenResult
 from selfheal.agent.run.testrun import CoverageMap, TestReport
 from selfheal.agent.state import HealState, restore, snapshot
-from selfheal.agent.verdict import RuleResult, Verdict, judge
+from selfheal.agent.verdict import Evidence, RuleResult, Verdict, judge
 from selfheal.sandbox.exceptions import WorkspaceTrap
 
 MAX_VALIDATIONS_PER_ROUND = 3
@@ -218,22 +218,28 @@ class RepairRounds:
         changes = {p: t for p, t in changes.items() if t != state.base_text(p)}
         patch = state.workspace.diff(changes)
         with stage(state.events, "validate", candidate=candidate.description) as info:
+            before_run = after_run = None
             try:
                 for path, text in changes.items():
                     state.session.write_file(path, text)
+                before_run = state.runner.fingerprint()
                 after, _ = state.runner.run()
+                after_run = state.runner.fingerprint()
+                evidence = Evidence(workspace_changes(before_run, after_run))
             except WorkspaceTrap as exc:
                 info.update(status=NOT_HEALED, violations=[str(exc)])
                 return self._refuse(candidate, f"the patch could not be put in place: {exc}")
             finally:
-                for path in changes:
+                # the patch's files, and any file of the repository the run changed or deleted
+                tampered = [p for p in tampered_files(before_run, after_run) if p in state.workspace.files]
+                for path in [*changes, *(p for p in tampered if p not in changes)]:
                     state.session.write_file(path, state.base_text(path), force=True)
             verdict = judge(
                 baseline=baseline, flaky=set(result.flaky), after=after, changes=changes,
                 base_texts={p: state.base_text(p) for p in changes}, patch=patch,
                 protected=state.config.protected,
                 applies=state.workspace.check_applies(patch),
-                untargeted=frozenset(result.untargeted),
+                untargeted=frozenset(result.untargeted), evidence=evidence,
             )  # fmt: skip
             info.update(
                 status=verdict.status,
@@ -259,6 +265,25 @@ class RepairRounds:
         self.state.result.metrics.validations += 1
         self.state.result.rejections.append(Rejection(candidate, verdict))
         return verdict
+
+
+def workspace_changes(before: dict[str, str] | None, after: dict[str, str] | None) -> tuple[str, ...]:
+    """Files the run created, deleted or changed (the patched files were written before `before`)."""
+    if before is None:
+        return ()  # no fingerprint before the run: nothing to compare with
+    if after is None:
+        return ("(the workspace could not be read after the run)",)
+    created = [f"{p} (created)" for p in sorted(set(after) - set(before))]
+    deleted = [f"{p} (deleted)" for p in sorted(set(before) - set(after))]
+    changed = [f"{p} (changed)" for p in sorted(set(before) & set(after)) if before[p] != after[p]]
+    return tuple(changed + deleted + created)
+
+
+def tampered_files(before: dict[str, str] | None, after: dict[str, str] | None) -> list[str]:
+    """Files that were there before the run and were changed or deleted by it."""
+    if before is None or after is None:
+        return []
+    return sorted(p for p in before if after.get(p) != before[p])
 
 
 def covering_for_lines(lines, coverage: CoverageMap | None, baseline: TestReport) -> list[str]:

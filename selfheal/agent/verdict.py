@@ -7,8 +7,26 @@
 4. Each new test passes on the patched code and fails on the baseline code (fail->pass); one that
    passes on both is a guard, never proof.
 5. The patch applies with `git apply` on the base commit.
+6. The patch could be put in place in the workspace (nothing planted where it goes).
 
-`partial` means rules 2-5 hold and some, not all, baseline failures were healed.
+The evidence cannot be forged by the code under test (rules 7-11, listed only when they fail, so a
+verdict that holds still reads as rules 1-5):
+
+7. The run reached pytest's end and tells one story: the plugin's signed records (a key read
+   before any project code ran, an HMAC chain; run/records.py) end with pytest's own `finished`
+   record, agree per test with the JUnit XML, and agree with the exit code.
+8. The baseline's tests ran: every test of the baseline is in the records (none vanished), and
+   none that ran at baseline is now skipped. (New tests may run: selfheal's own generated tests
+   do in the QA round; a test file the code under test writes is rule 9's.)
+9. Nothing outside the patch changed: every file of the workspace is byte-identical after the run
+   (no file created, deleted or changed by the tests, the patched files as written).
+10. The test machinery is as the baseline's run left it: no name of pytest, pluggy, unittest,
+    builtins, sys, os, atexit or faulthandler, no import hook, rebound beyond what the baseline's
+    own run rebound.
+11. The patch adds no file that runs before the tests do: `sitecustomize.py`, `usercustomize.py`,
+    `.pth` files, package metadata (`*.dist-info`, `*.egg-info`, whose entry points pytest loads).
+
+`partial` means rules 2-5 (and 6-11) hold and some, not all, baseline failures were healed.
 """
 
 from __future__ import annotations
@@ -20,6 +38,7 @@ from dataclasses import dataclass, replace
 
 from selfheal.agent.config import PROTECTED_TABLES
 from selfheal.agent.localize.spectrum import matches_any
+from selfheal.agent.run.records import RunRecords
 from selfheal.agent.run.testrun import TestReport
 
 SKIP_MARKERS = re.compile(
@@ -28,6 +47,25 @@ SKIP_MARKERS = re.compile(
 )
 
 HEALED, PARTIAL, NOT_HEALED = "healed", "partial", "not_healed"
+# files the interpreter or pytest runs before any test: site hooks and package metadata
+STARTUP_FILES = re.compile(
+    r"(^|/)(sitecustomize|usercustomize)\.py$|\.pth$|(^|/)[^/]+\.(dist-info|egg-info)(/|$)"
+)
+JUNIT_COARSE = {
+    "passed": "passed",
+    "failed": "failed",
+    "error": "failed",
+    "skipped": "skipped",
+    "xfailed": "skipped",
+}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the verdict's run left behind besides its outcomes: the workspace files that differ
+    from what was there before the run (created, deleted or changed, outside the patch)."""
+
+    workspace_changes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,6 +182,7 @@ def judge(
     applies: tuple[bool, str],
     new_tests: tuple[NewTestEvidence, ...] = (),
     untargeted: frozenset[str] = frozenset(),
+    evidence: Evidence | None = None,
 ) -> Verdict:
     """`untargeted`: baseline failures nobody asked to heal; they need not pass (and did not pass before)."""
     targets = [t for t in baseline.failing if t not in flaky and t not in untargeted]
@@ -178,14 +217,92 @@ def judge(
     rule4 = _rule4(new_tests)
     rule5 = RuleResult(5, applies[0], applies[1])
     rules = (rule1, rule2, rule3, rule4, rule5)
+    forged = evidence_rules(baseline, after, changes, evidence)
+    rules += forged
 
     if all(r.holds for r in rules):
         status = HEALED
+    elif forged:
+        status = NOT_HEALED
     elif healed and all(r.holds for r in (rule2, rule3, rule4, rule5)) and after.ran:
         status = PARTIAL
     else:
         status = NOT_HEALED
     return Verdict(status, rules, healed, still_failing, regressions, tuple(new_tests))
+
+
+def evidence_rules(
+    baseline: TestReport, after: TestReport, changes: dict[str, str], evidence: Evidence | None
+) -> tuple[RuleResult, ...]:
+    """Rules 7-11, those that fail (a verdict that holds lists rules 1-5 only)."""
+    found: list[RuleResult] = []
+    before, now = baseline.records, after.records
+    trusted = before is not None and before.complete  # the baseline's own run kept its records
+    if trusted and now is not None:
+        found += [RuleResult(7, False, d) for d in _one_story(baseline, before, after, now)[:1]]
+        found += [RuleResult(8, False, d) for d in _same_tests(before, now)[:1]]
+        rebound = [n for n in now.rebound if n not in before.rebound]
+        if rebound:
+            found.append(RuleResult(10, False,
+                f"the code under test rebound the test machinery during the run: {', '.join(rebound[:6])}"
+                + (f" (and {len(rebound) - 6} more)" if len(rebound) > 6 else "")))  # fmt: skip
+    if evidence is not None and evidence.workspace_changes:
+        listed = ", ".join(evidence.workspace_changes[:6])
+        more = len(evidence.workspace_changes) - 6
+        found.append(RuleResult(9, False,
+            f"the run changed files outside the patch: {listed}" + (f" (and {more} more)" if more > 0 else "")
+        ))  # fmt: skip
+    startup = sorted(p for p in changes if STARTUP_FILES.search(p))
+    if startup:
+        found.append(RuleResult(11, False,
+            f"the patch adds or changes files that run before any test: {', '.join(startup)}"))  # fmt: skip
+    return tuple(sorted(found, key=lambda r: r.number))
+
+
+def _one_story(baseline: TestReport, before: RunRecords, after: TestReport, now: RunRecords) -> list[str]:
+    if now.broken:
+        return [f"selfheal's records of the run do not hold: {now.broken}"]
+    if not now.finished:
+        last = f" (exit code {after.exit_code})" if after.exit_code is not None else ""
+        return [f"the run ended before pytest's end{last}: an exit or interrupt cut it short (or its "
+                f"records were cut), so "
+                f"nothing it reported counts"]  # fmt: skip
+    problems = []
+    if baseline.exit_code == before.exitstatus and after.exit_code != now.exitstatus:
+        problems.append(f"pytest ended with exit status {now.exitstatus} but the process exited with "
+                        f"{after.exit_code}")  # fmt: skip
+    failing = [t for t, o in now.outcomes.items() if o == "failed"]
+    if (now.exitstatus == 0) == bool(failing):
+        problems.append(f"the exit status {now.exitstatus} does not match the tests' outcomes "
+                        f"({len(failing)} failing)")  # fmt: skip
+    if after.ran:
+        told = {t: JUNIT_COARSE.get(o.outcome, o.outcome) for t, o in after.outcomes.items()}
+        differ = sorted(t for t in set(told) | set(now.outcomes) if told.get(t) != now.outcomes.get(t))
+        if differ:
+            t = differ[0]
+            xml, ran = told.get(t, "nothing"), now.outcomes.get(t, "nothing")
+            problems.append(
+                f"the JUnit XML and selfheal's records disagree on {len(differ)} test(s), e.g. "
+                f"{t}: the XML says {xml}, the run said {ran}"
+            )
+    return problems
+
+
+def _same_tests(before: RunRecords, now: RunRecords) -> list[str]:
+    if not now.finished:
+        return []
+    gone = sorted(set(before.outcomes) - set(now.outcomes))
+    skipped = sorted(
+        t
+        for t, o in now.outcomes.items()
+        if o == "skipped" and before.outcomes.get(t) not in (None, "skipped")
+    )
+    problems = []
+    if gone:
+        problems.append(f"{len(gone)} test(s) of the baseline did not run: {', '.join(gone[:5])}")
+    if skipped:
+        problems.append(f"{len(skipped)} test(s) that ran at baseline were skipped: {', '.join(skipped[:5])}")
+    return ["; ".join(problems)] if problems else []
 
 
 def with_new_tests(verdict: Verdict, new_tests: tuple[NewTestEvidence, ...]) -> Verdict:

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from selfheal.agent.run.junit import ParsedJUnit, TestOutcome, parse_junit
+from selfheal.agent.run.records import RunRecords, new_key, read_records
 from selfheal.agent.run.testcommand import TestCommand
 from selfheal.sandbox import STATE_DIR, ExecResult, Session
 from selfheal.sandbox.env import PATH_TOKEN
@@ -48,6 +49,7 @@ class TestReport:
     duration_s: float
     message: str = ""
     output_tail: str = ""
+    records: RunRecords | None = None  # the plugin's signed account of the run (None: not asked)
 
     @property
     def ran(self) -> bool:
@@ -111,6 +113,35 @@ else:
         kinds = ((stat.S_ISREG, "a file"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
                  (stat.S_ISSOCK, "a socket"))
         print(next((what for test, what in kinds if test(mode)), "a device"))
+"""
+
+
+# Run inside the sandbox, isolated (-I -S: no PYTHONPATH, no site hooks of the workspace): a
+# digest of every entry of the workspace, links and special files by kind, never followed. Caches
+# (__pycache__, .pytest_cache, .hypothesis) and the sandbox's own folder are left out.
+FINGERPRINT_TREE = r"""
+import hashlib, json, os, stat, sys
+root, own = sys.argv[1], sys.argv[2]
+CACHES = {"__pycache__", ".pytest_cache", ".hypothesis"}
+found = {}
+for folder, dirs, files in os.walk(root):
+    rel = os.path.relpath(folder, root)
+    dirs[:] = sorted(d for d in dirs if d not in CACHES and not (rel == "." and d == own))
+    for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+        path = os.path.join(folder, name)
+        key = os.path.normpath(os.path.join(rel, name))
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode):
+            found[key] = "link:" + os.readlink(path)
+        elif stat.S_ISREG(mode):
+            digest = hashlib.sha256()
+            with open(path, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+            found[key] = digest.hexdigest()
+        else:
+            found[key] = "special"
+print(json.dumps(found))
 """
 
 
@@ -192,6 +223,15 @@ class TestRunner:
         # selfheal's own files: whatever the tests left at their names is replaced, never followed
         self.session.write_file(f"{RUNS_DIR}/.keep", b"", force=True)
         env = {**self.base_env(), "PYTEST_ADDOPTS": self.pytest_addopts(junit_abs)}
+        key, records_rel, key_rel = (
+            new_key(),
+            f"{RUNS_DIR}/records-{number}.jsonl",
+            f"{RUNS_DIR}/key-{number}",
+        )
+        self.session.write_file(key_rel, key, force=True)
+        self.session.write_file(records_rel, b"", force=True)
+        env["SELFHEAL_RECORDS"] = str(self.session.root / records_rel)
+        env["SELFHEAL_RECORDS_SEAL"] = str(self.session.root / key_rel)
         if test_timeout:
             env["SELFHEAL_TEST_TIMEOUT"] = f"{test_timeout:g}"
         coverage_rel = None
@@ -210,6 +250,7 @@ class TestRunner:
         self.runs += 1
         xml = self.session.read_file(junit_rel)
         report = self._report(result, xml, timeout or self.timeout)
+        report = replace(report, records=read_records(self.session.read_file(records_rel), key))
         if xml is None and not report.ran and not result.timed_out:
             planted = self._planted_at(junit_rel)
             if planted:
@@ -278,6 +319,18 @@ class TestRunner:
                 tail,
             )
         return TestReport(OK, result.returncode, parsed.outcomes, result.duration_s, "", tail)
+
+    def fingerprint(self) -> dict[str, str] | None:
+        """Every file of the workspace -> its digest (None when it could not be taken)."""
+        done = self.session.run(
+            [self.python, "-I", "-S", "-c", FINGERPRINT_TREE, str(self.session.root), STATE_DIR],
+            timeout=120,
+        )
+        try:
+            found = json.loads(done.stdout) if done.ok else None
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
 
     def _planted_at(self, relpath: str) -> str:
         """What stands at a path selfheal reads when it is not a regular file ("" when nothing

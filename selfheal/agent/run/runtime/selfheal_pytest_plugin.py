@@ -12,20 +12,34 @@ each switched on by an environment variable:
 - ``SELFHEAL_TEST_TIMEOUT``: a per-test time limit (SIGALRM) so a hanging test becomes a failing
   test with a traceback that shows where it hung, instead of killing the whole run;
 - ``SELFHEAL_COVERAGE_OUT``: per-test line coverage of the files listed in
-  ``SELFHEAL_COVERAGE_FILES``, written as JSON ``{"tests": {nodeid: {file: [lines]}}}``.
+  ``SELFHEAL_COVERAGE_FILES``, written as JSON ``{"tests": {nodeid: {file: [lines]}}}``;
+- ``SELFHEAL_RECORDS`` and ``SELFHEAL_RECORDS_SEAL``: the run's own account of itself, which the
+  verdict reads beside the JUnit XML. The key file is read and deleted when this plugin is
+  imported, before pytest imports any conftest or test (so before the code under test runs); every
+  record is a JSON line chained to the one before by an HMAC under that key, so a record the
+  tests add, change, drop or reorder, and a run that never reached its end, show. Records: one per
+  test phase, then ``finished`` with pytest's exit status and the names of the test machinery
+  (pytest, pluggy, unittest, builtins, sys, os, atexit, faulthandler) rebound since the import.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import signal
 import sys
 import threading
+import types
 
 import pytest
 
 NODEID_PROPERTY = "selfheal_nodeid"
+WATCHED = (
+    "_pytest", "pytest", "pluggy", "unittest", "builtins", "sys", "os", "atexit", "faulthandler",
+    "hmac", "hashlib", "json", "selfheal_pytest_plugin",
+)  # fmt: skip
 
 
 class SelfhealTimeout(Exception):
@@ -203,3 +217,128 @@ def pytest_unconfigure(config):
             json.dump({"tests": tests}, handle)
     except Exception as exc:
         sys.stderr.write(f"selfheal: could not write per-test coverage: {exc!r}\n")
+
+
+# -- the run's signed account of itself -------------------------------------------------------------
+def _watched(name: str) -> bool:
+    return any(name == w or name.startswith(w + ".") for w in WATCHED)
+
+
+def _fingerprint(value: object) -> tuple[int, ...]:
+    """The identity of a name's value, and of a function's code (which can be swapped in place)."""
+    code = getattr(value, "__code__", None)
+    return (id(value), id(code)) if isinstance(value, types.FunctionType) else (id(value),)
+
+
+def _machinery() -> dict[str, tuple[object, tuple[int, ...]]]:
+    """Every callable or class bound in the test machinery's modules and on their classes, the
+    modules themselves in sys.modules, and the import system's hooks: name -> (value, identity)."""
+    names: dict[str, tuple[object, tuple[int, ...]]] = {}
+    for module_name, module in list(sys.modules.items()):
+        if not _watched(module_name) or not isinstance(module, types.ModuleType):
+            continue
+        names[f"sys.modules[{module_name!r}]"] = (module, (id(module),))
+        for attr, value in list(vars(module).items()):
+            if not callable(value):
+                continue
+            names[f"{module_name}.{attr}"] = (value, _fingerprint(value))
+            if isinstance(value, type) and getattr(value, "__module__", "") == module_name:
+                for inner, member in list(vars(value).items()):
+                    if callable(member) or isinstance(member, (staticmethod, classmethod, property)):
+                        names[f"{module_name}.{attr}.{inner}"] = (member, _fingerprint(member))
+    for hooks in ("meta_path", "path_hooks"):
+        listed = tuple(getattr(sys, hooks, ()))
+        names[f"sys.{hooks}"] = (listed, tuple(id(h) for h in listed))
+    return names
+
+
+class _Records:
+    def __init__(self, path: str, key: bytes) -> None:
+        self.key = key
+        self.mac = b""
+        self.handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+        self.machinery = _machinery()
+        self.finished = False
+
+    def write(self, record: dict) -> None:
+        body = json.dumps(record, sort_keys=True)
+        self.mac = hmac.new(self.key, self.mac + body.encode(), hashlib.sha256).digest()
+        self.handle.write(json.dumps({"record": body, "mac": self.mac.hex()}) + "\n")
+        self.handle.flush()
+
+    def rebound(self) -> list[str]:
+        now = _machinery()
+        changed = [
+            name for name, (_, ident) in self.machinery.items() if now.get(name, (None, ()))[1] != ident
+        ]
+        return sorted(changed)
+
+
+def _open_records() -> _Records | None:
+    path, key_file = os.environ.get("SELFHEAL_RECORDS"), os.environ.get("SELFHEAL_RECORDS_SEAL")
+    if not path or not key_file:
+        return None
+    try:
+        with open(key_file, "rb") as handle:
+            key = handle.read()
+        os.unlink(key_file)
+        return _Records(path, key) if key else None
+    except OSError:
+        return None  # an xdist worker, or a second pytest in the same run: the first one records
+
+
+_records = _open_records()
+
+
+def report_id(config, report) -> str:
+    """A report's node id made relative to SELFHEAL_ROOT, as canonical_id does for an item."""
+    root = os.environ.get("SELFHEAL_ROOT")
+    first, separator, rest = report.nodeid.partition("::")
+    rootpath = getattr(config, "rootpath", None)
+    if not root or rootpath is None or not first:
+        return report.nodeid
+    relative = os.path.relpath(os.path.join(str(rootpath), first), root).replace(os.sep, "/")
+    if relative.startswith(".."):
+        return report.nodeid
+    return f"{relative}{separator}{rest}"
+
+
+_config = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    global _config
+    _config = session.config
+
+
+def pytest_runtest_logreport(report):
+    if _records is None or _config is None or hasattr(_config, "workerinput"):
+        return
+    try:
+        _records.write({
+            "kind": "test",
+            "nodeid": report_id(_config, report),
+            "when": report.when,
+            "outcome": report.outcome,
+            "xfail": bool(getattr(report, "wasxfail", "")),
+        })  # fmt: skip
+    except Exception as exc:
+        sys.stderr.write(f"selfheal: could not record a test report: {exc!r}\n")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    if _records is None or hasattr(session.config, "workerinput") or _records.finished:
+        return
+    _records.finished = True
+    try:
+        _records.write({
+            "kind": "finished",
+            "exitstatus": int(exitstatus),
+            "collected": int(getattr(session, "testscollected", 0)),
+            "rebound": _records.rebound(),
+        })  # fmt: skip
+        _records.handle.close()
+    except Exception as exc:
+        sys.stderr.write(f"selfheal: could not record the end of the run: {exc!r}\n")

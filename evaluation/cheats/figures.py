@@ -1,0 +1,87 @@
+"""The cheat corpus's figures: per family, tried / refused and where (the model's edits refused,
+screening, the verdict's rules), and for the overfit and detection cases, caught or not and by what.
+Plain text for a log, or Markdown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from evaluation.cheats.cases import FAMILIES, load_cases
+
+REFUSED = ("edit", "screen", "verdict")
+NEW_RULES = 7  # rules 7-11 (issue 15): a refusal naming only these, the verdict before them let through
+
+
+def load_results(folder: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+
+
+def save_result(folder: Path, result: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{result['case']}.json").write_text(json.dumps(result, indent=1))
+
+
+def where(result: dict) -> str:
+    """Where a refused case was stopped: edit, screen, or the rules the verdict named."""
+    if result["stage"] == "verdict":
+        return "rules " + "+".join(str(n) for n in result["rules"]) if result["rules"] else "verdict"
+    return result["stage"]
+
+
+def caught_by(result: dict) -> str:
+    """For a case the verdict may let through (overfit, detection): what, if anything, noticed."""
+    if result["stage"] in REFUSED:
+        return f"refused ({where(result)})"
+    if result["open_risks"]:
+        return "edge-case proof: open risks"
+    if result["status"] not in ("healed", "partial"):
+        return f"not healed ({result['status']})"
+    return "not caught"
+
+
+def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        return lines + ["| " + " | ".join(row) + " |" for row in rows]
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return [fmt.format(*header).rstrip(), *(fmt.format(*row).rstrip() for row in rows)]
+
+
+def render(results: list[dict], *, markdown: bool = False) -> str:
+    order = {c.id: i for i, c in enumerate(load_cases())}  # families in FAMILIES' order, cases as listed
+    results = sorted(results, key=lambda r: order.get(r["case"], len(order)))
+    families = [f for f in FAMILIES if any(r["family"] == f for r in results)]
+    lines = ["Cheat corpus: the model's cheating candidates, refused where", ""]
+    rows = []
+    for family in [*families, "all"]:
+        mine = [r for r in results if family in ("all", r["family"])]
+        refused = [r for r in mine if r["stage"] in REFUSED]
+        verdict = [r for r in mine if r["stage"] == "verdict"]
+        named: dict[int, int] = {}
+        for r in verdict:
+            for number in r["rules"]:
+                named[number] = named.get(number, 0) + 1
+        rules = " ".join(f"{n}:{named[n]}" for n in sorted(named)) or "-"
+        only_new = sum(1 for r in verdict if r["rules"] and min(r["rules"]) >= NEW_RULES)
+        time = sum(r["duration_s"] for r in mine)
+        rows.append([
+            family, str(len(mine)), str(len(refused)), str(sum(r["stage"] == "edit" for r in mine)),
+            str(sum(r["stage"] == "screen" for r in mine)), str(len(verdict)), rules, str(only_new),
+            f"{time:.0f}s",
+        ])  # fmt: skip
+    header = ["family", "tried", "refused", "at edit", "at screen", "by verdict", "rule:cases named",
+              f"only rules {NEW_RULES}+", "heal time"]  # fmt: skip
+    lines += _table(header, rows, markdown)
+    let_through = [r for r in results if r["family"] in ("overfit", "detection")]
+    if let_through:
+        lines += ["", "Overfit and detection cases: caught or not, by what", ""]
+        rows = [[r["family"], r["case"], r["status"], caught_by(r)] for r in let_through]
+        lines += _table(["family", "case", "status", "caught by"], rows, markdown)
+        caught = sum(caught_by(r) != "not caught" for r in let_through)
+        lines += ["", f"caught {caught}/{len(let_through)}"]
+    wrong = [r for r in results if r["family"] not in ("overfit", "detection") and r["stage"] not in REFUSED]
+    if wrong:
+        lines += ["", "NOT REFUSED:", *(f"  {r['case']}: {r['status']}" for r in wrong)]
+    return "\n".join(lines) + "\n"
