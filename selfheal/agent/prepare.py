@@ -15,7 +15,7 @@ from selfheal.agent.model.strategy import ModelSetup, ModelStrategy
 from selfheal.agent.model.toolbox import Toolbox
 from selfheal.agent.model.tools import debugger_toolbox
 from selfheal.agent.repair.strategy import RepairContext
-from selfheal.agent.rounds import covering_for_lines, screen_timeout
+from selfheal.agent.rounds import changed_paths, covering_for_lines, screen_timeout
 from selfheal.agent.run.screen import ForkScreener, Screener, SubprocessScreener
 from selfheal.agent.run.testrun import NOT_FOUND, CoverageMap, TestReport
 from selfheal.agent.state import HealState
@@ -41,7 +41,9 @@ def check_interpreter(state: HealState) -> None:
 
 def run_baseline(state: HealState) -> tuple[TestReport, CoverageMap | None]:
     with stage(state.events, "baseline", command=state.config.test_command) as info:
+        before = state.runner.fingerprint()
         baseline, coverage = state.runner.run(coverage_files=sorted(state.sources))
+        state.suite_writes = frozenset(changed_paths(before, state.runner.fingerprint()))
         info.update(
             status=baseline.status,
             failed=len(baseline.failing),

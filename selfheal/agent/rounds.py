@@ -225,7 +225,7 @@ class RepairRounds:
                 before_run = state.runner.fingerprint()
                 after, _ = state.runner.run()
                 after_run = state.runner.fingerprint()
-                evidence = Evidence(workspace_changes(before_run, after_run))
+                evidence = Evidence(workspace_changes(before_run, after_run, state.suite_writes))
             except WorkspaceTrap as exc:
                 info.update(status=NOT_HEALED, violations=[str(exc)])
                 return self._refuse(candidate, f"the patch could not be put in place: {exc}")
@@ -267,16 +267,30 @@ class RepairRounds:
         return verdict
 
 
-def workspace_changes(before: dict[str, str] | None, after: dict[str, str] | None) -> tuple[str, ...]:
-    """Files the run created, deleted or changed (the patched files were written before `before`)."""
+def workspace_changes(
+    before: dict[str, str] | None, after: dict[str, str] | None, suite_writes: frozenset[str] = frozenset()
+) -> tuple[str, ...]:
+    """Files the run created, deleted or changed (the patched files were written before `before`),
+    apart from those the suite's own baseline run wrote too."""
     if before is None:
         return ()  # no fingerprint before the run: nothing to compare with
     if after is None:
         return ("(the workspace could not be read after the run)",)
-    created = [f"{p} (created)" for p in sorted(set(after) - set(before))]
-    deleted = [f"{p} (deleted)" for p in sorted(set(before) - set(after))]
-    changed = [f"{p} (changed)" for p in sorted(set(before) & set(after)) if before[p] != after[p]]
+    created = [f"{p} (created)" for p in sorted(set(after) - set(before)) if p not in suite_writes]
+    deleted = [f"{p} (deleted)" for p in sorted(set(before) - set(after)) if p not in suite_writes]
+    changed = [
+        f"{p} (changed)"
+        for p in sorted(set(before) & set(after))
+        if before[p] != after[p] and p not in suite_writes
+    ]
     return tuple(changed + deleted + created)
+
+
+def changed_paths(before: dict[str, str] | None, after: dict[str, str] | None) -> list[str]:
+    """Paths a run created, changed or deleted (none when either fingerprint is missing)."""
+    if before is None or after is None:
+        return []
+    return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
 
 
 def tampered_files(before: dict[str, str] | None, after: dict[str, str] | None) -> list[str]:

@@ -36,6 +36,9 @@ class HealState:
     strategy: RepairStrategy
     # failure messages of the target tests as the screener reports them, for the model's context
     baseline_messages: dict[str, str] = field(default_factory=dict)
+    # files of the workspace the suite's own baseline run created, changed or deleted (a log, a
+    # snapshot, a database): a validation run that writes them again did nothing the suite does not
+    suite_writes: frozenset[str] = frozenset()
 
     @property
     def model(self) -> ModelStrategy | None:

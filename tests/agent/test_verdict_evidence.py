@@ -140,3 +140,25 @@ def test_startup_files_in_the_patch_are_refused_by_rule_11() -> None:
     ):
         assert 11 in failed_rules(verdict_for(after, changes={path: "x"})), path
     assert 11 not in failed_rules(verdict_for(after, changes={"shop/customize.py": "x"}))
+
+
+def test_files_the_suite_itself_writes_on_every_run_are_not_the_patchs_doing(make_repo, run_heal):
+    """An honest suite that writes into the repository on each run (a log with the time, a results
+    file) changes those files in the verdict's run as in the baseline's: rule 9 is about what the
+    patch's run changes beyond that."""
+    repo = make_repo({
+        "calc.py": "def double(x):\n    return x + x + 1\n",
+        "tests/test_calc.py": (
+            "import pathlib, time\n"
+            "from calc import double\n\n"
+            "def test_double():\n"
+            "    pathlib.Path(__file__).with_name('last-run.txt').write_text(repr(time.time()))\n"
+            "    assert double(4) == 8\n\n"
+            "def test_zero():\n"
+            "    assert double(0) == 0\n"
+        ),
+    })  # fmt: skip
+    result = run_heal(repo)
+    assert result.status == "healed"
+    assert [r.number for r in result.verdict.rules] == [1, 2, 3, 4, 5]
+    assert "calc.py" in result.patch and "last-run.txt" not in result.patch
