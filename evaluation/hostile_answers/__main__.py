@@ -1,7 +1,7 @@
 """`python -m evaluation.hostile_answers`: heal every hostile-answer case (scripted model roles, the
 local sandbox, the real loop and verdict) and print, per family, the cases tried, the decisions
 that were correct and the crashes; or, with --show DIR, the figures of results saved earlier (the
-test suite saves them where SELFHEAL_HOSTILE_RESULTS points).
+test suite saves them where SELFHEAL_ANSWERS_RESULTS points).
 
 Exit codes: 0 every decision correct and no crash, 1 otherwise, 2 bad arguments.
 """

@@ -1,6 +1,6 @@
 """The hostile-answers corpus's figures at the end of a pytest run that ran it (a plugin, loaded by
 tests/conftest.py), as tests/sandbox/escape_figures.py does for the escape corpus: each case saves
-its outcome as JSON in one folder per run (SELFHEAL_HOSTILE_RESULTS when set, and kept, else a
+its outcome as JSON in one folder per run (SELFHEAL_ANSWERS_RESULTS when set, and kept, else a
 temporary one), and the run's controller prints the table in its terminal summary."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from evaluation.hostile_answers.figures import load_results, render, save_result
 
-RESULTS_ENV = "SELFHEAL_HOSTILE_RESULTS"
+RESULTS_ENV = "SELFHEAL_ANSWERS_RESULTS"
 FOLDER = pytest.StashKey[Path]()
 OWNED = pytest.StashKey[bool]()
 
@@ -22,8 +22,8 @@ OWNED = pytest.StashKey[bool]()
 def pytest_configure(config: pytest.Config) -> None:
     worker = getattr(config, "workerinput", None)
     if worker is not None:
-        if worker.get("hostile_results"):
-            config.stash[FOLDER] = Path(worker["hostile_results"])
+        if worker.get("answers_results"):
+            config.stash[FOLDER] = Path(worker["answers_results"])
         return
     given = os.environ.get(RESULTS_ENV)
     config.stash[FOLDER] = (
@@ -35,8 +35,8 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:
     """xdist: tell each worker where the results go, and how the controller hands out tests."""
-    node.workerinput["hostile_results"] = str(node.config.stash[FOLDER])
-    node.workerinput["hostile_dist"] = str(getattr(node.config.option, "dist", "no"))
+    node.workerinput["answers_results"] = str(node.config.stash[FOLDER])
+    node.workerinput["answers_dist"] = str(getattr(node.config.option, "dist", "no"))
 
 
 def save(config: pytest.Config, result: dict) -> None:

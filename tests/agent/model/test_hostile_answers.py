@@ -62,7 +62,7 @@ def _jobs(config: pytest.Config) -> int:
     if os.environ.get(JOBS_ENV):
         return max(1, int(os.environ[JOBS_ENV]))
     worker = getattr(config, "workerinput", None)
-    if worker is not None and worker.get("hostile_dist") not in ("loadfile", "loadscope"):
+    if worker is not None and worker.get("answers_dist") not in ("loadfile", "loadscope"):
         return 1
     return 2
 
