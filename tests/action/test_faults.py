@@ -28,6 +28,7 @@ import pytest
 from evaluation.faults.cases import Case, load_cases
 from evaluation.faults.harness import run_case
 from tests.action import faults_figures
+from tests.corpus_figures import heals_at_once
 
 ALL_CASES = load_cases()
 ALL_ENV = "SELFHEAL_FAULTS_ALL"
@@ -90,20 +91,11 @@ class Runs:
             self.pool.shutdown(cancel_futures=True)
 
 
-def _jobs(config: pytest.Config) -> int:
-    if os.environ.get(JOBS_ENV):
-        return max(1, int(os.environ[JOBS_ENV]))
-    worker = getattr(config, "workerinput", None)
-    if worker is not None and worker.get("faults_dist") not in ("loadfile", "loadscope"):
-        return 1
-    return 2
-
-
 @pytest.fixture(scope="session")
 def runs(request: pytest.FixtureRequest) -> Iterator[Runs]:
     work = Path(tempfile.mkdtemp(prefix="selfheal-faults-"))
     work.chmod(0o755)
-    runs = Runs(request.config, work, _jobs(request.config))
+    runs = Runs(request.config, work, heals_at_once(request.config, JOBS_ENV))
     by_id = {c.id: c for c in CASES}
     selected = [
         by_id[item.callspec.params["case"].id]

@@ -14,7 +14,6 @@ first is asked for; where xdist spreads single tests over processes, each runs i
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -29,6 +28,7 @@ from evaluation.cheats.cases import Case, load_cases
 from evaluation.cheats.harness import run_case
 from tests.agent import cheat_figures
 from tests.conftest import SCHEMA
+from tests.corpus_figures import heals_at_once
 
 CASES = load_cases()
 MEASURED = ("overfit", "detection")  # the verdict cannot see these by itself: measured, not asserted
@@ -61,21 +61,10 @@ class Corpus:
             self.pool.shutdown(cancel_futures=True)
 
 
-def _jobs(config: pytest.Config) -> int:
-    """Heals at once in this process: 2 where it runs every corpus test, 1 where xdist hands out
-    single tests (tests/sandbox/escape_figures.py tells each worker how xdist distributes)."""
-    if os.environ.get(JOBS_ENV):
-        return max(1, int(os.environ[JOBS_ENV]))
-    worker = getattr(config, "workerinput", None)
-    if worker is not None and worker.get("escape_dist") not in ("loadfile", "loadscope"):
-        return 1
-    return 2
-
-
 @pytest.fixture(scope="session")
 def corpus(request: pytest.FixtureRequest) -> Iterator[Corpus]:
     work = Path(tempfile.mkdtemp(prefix="selfheal-cheats-"))
-    corpus = Corpus(request.config, work, _jobs(request.config))
+    corpus = Corpus(request.config, work, heals_at_once(request.config, JOBS_ENV))
     corpus.prefetch([
         item.callspec.params["case"]
         for item in request.session.items

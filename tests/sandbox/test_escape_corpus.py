@@ -14,7 +14,6 @@ its own. The figures are printed at the end of the run (tests/sandbox/escape_fig
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from evaluation.escape.harness import (
     run_case,
     skipped,
 )
+from tests.corpus_figures import heals_at_once
 from tests.openpython import make_open_python
 from tests.sandbox import escape_figures
 
@@ -75,24 +75,13 @@ class Corpus:
             self.pool.shutdown(cancel_futures=True)
 
 
-def _jobs(config: pytest.Config) -> int:
-    """Heals at once in this process: 2 where it runs every corpus test, 1 where xdist hands out
-    single tests (two processes each prefetching every case would run it twice)."""
-    if os.environ.get(JOBS_ENV):
-        return max(1, int(os.environ[JOBS_ENV]))
-    worker = getattr(config, "workerinput", None)
-    if worker is not None and worker.get("escape_dist") not in ("loadfile", "loadscope"):
-        return 1
-    return 2
-
-
 @pytest.fixture(scope="session")
 def corpus(request: pytest.FixtureRequest) -> Iterator[Corpus]:
     work = Path(
         tempfile.mkdtemp(prefix="selfheal-escape-", dir="/var/tmp" if Path("/var/tmp").is_dir() else None)
     )
     work.chmod(0o755)  # the sandbox's own uid reaches the interpreter made in here
-    corpus = Corpus(request.config, work, _jobs(request.config))
+    corpus = Corpus(request.config, work, heals_at_once(request.config, JOBS_ENV))
     selected = []
     for item in request.session.items:
         params = getattr(getattr(item, "callspec", None), "params", {})

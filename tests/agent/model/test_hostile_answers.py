@@ -12,7 +12,6 @@ tests over processes, each runs its own. The figures are printed at the end of t
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ import pytest
 from evaluation.hostile_answers.cases import FAMILIES, Case, load_cases
 from evaluation.hostile_answers.harness import Outcome, run_case
 from tests.agent.model import hostile_figures
+from tests.corpus_figures import heals_at_once
 
 CASES = load_cases()
 pytestmark = pytest.mark.slow
@@ -56,22 +56,11 @@ class Corpus:
             self.pool.shutdown(cancel_futures=True)
 
 
-def _jobs(config: pytest.Config) -> int:
-    """Heals at once in this process: 2 where it runs every corpus test, 1 where xdist hands out
-    single tests (two processes each prefetching every case would run it twice)."""
-    if os.environ.get(JOBS_ENV):
-        return max(1, int(os.environ[JOBS_ENV]))
-    worker = getattr(config, "workerinput", None)
-    if worker is not None and worker.get("answers_dist") not in ("loadfile", "loadscope"):
-        return 1
-    return 2
-
-
 @pytest.fixture(scope="session")
 def corpus(request: pytest.FixtureRequest) -> Iterator[Corpus]:
     work = Path(tempfile.mkdtemp(prefix="selfheal-hostile-"))
     work.chmod(0o755)
-    corpus = Corpus(request.config, work, _jobs(request.config))
+    corpus = Corpus(request.config, work, heals_at_once(request.config, JOBS_ENV))
     selected = []
     for item in request.session.items:
         if getattr(item, "originalname", "") == "test_hostile_answer":
