@@ -91,6 +91,8 @@ class HealConfig:
     max_tokens: int | None = None  # model tokens (in + out) one heal may spend
     max_usd: float | None = None  # model dollars one heal may spend
     targets: tuple[str, ...] = ()  # heal only failing tests matching these ids or paths (e.g. from `/heal`)
+    memory: bool = True  # recall earlier heals of this repository, and remember this one
+    memory_path: Path | None = None  # the JSONL store; None: the repository's .selfheal/memory.jsonl
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -122,7 +124,7 @@ _STR_KEYS = {
     "setup_command",
     "sandbox_ca_bundle",
 }
-_FILE_KEYS = _INT_KEYS | _FLOAT_KEYS | _TUPLE_KEYS | _STR_KEYS | {"namespaces", "llm"}
+_FILE_KEYS = _INT_KEYS | _FLOAT_KEYS | _TUPLE_KEYS | _STR_KEYS | {"namespaces", "llm", "memory"}
 
 # The repository's settings are part of the code under suspicion: they may say how its tests are
 # run, never how they are contained. These are the caller's alone (flags, the Action's inputs); a

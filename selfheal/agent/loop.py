@@ -24,6 +24,7 @@ from selfheal.agent.prepare import (
     flake_check,
     localize_failures,
     model_strategy,
+    recall_memory,
     run_baseline,
     start_screener,
 )
@@ -170,6 +171,7 @@ class HealRun:
             if not targets:
                 return state.finish(NOTHING_TO_HEAL)
         result.localization = localize_failures(state, baseline, targets, coverage)
+        recall_memory(state, baseline, targets)
         if self.model is not None:
             state.strategy = model_strategy(state, self.model)
         if not result.localization.lines:

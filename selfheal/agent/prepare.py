@@ -1,13 +1,14 @@
 """Before the repair: the interpreter checked, the baseline run, the flake check, localization,
-the screening worker, and the model's strategy when a model repairs.
+the screening worker, the recall of earlier heals, and the model's strategy when a model repairs.
 
 Each step reads and writes the `HealState` it is given; none decides the heal's status.
 """
 
 from __future__ import annotations
 
+from selfheal.agent.config import HealConfig
 from selfheal.agent.events import stage
-from selfheal.agent.exceptions import InterpreterError, TestCommandError
+from selfheal.agent.exceptions import HealError, InterpreterError, TestCommandError
 from selfheal.agent.localize.codeindex import CodeBase
 from selfheal.agent.localize.spectrum import Localization, localize
 from selfheal.agent.model.history import History
@@ -15,6 +16,8 @@ from selfheal.agent.model.strategy import ModelSetup, ModelStrategy
 from selfheal.agent.model.toolbox import Toolbox
 from selfheal.agent.model.tools import debugger_toolbox
 from selfheal.agent.repair.strategy import RepairContext
+from selfheal.agent.report.memory import LocalMemory
+from selfheal.agent.report.recall import lessons_of, order_of, query_of, recall
 from selfheal.agent.rounds import changed_paths, covering_for_lines, screen_timeout
 from selfheal.agent.run.screen import ForkScreener, Screener, SubprocessScreener
 from selfheal.agent.run.testrun import NOT_FOUND, CoverageMap, TestReport
@@ -148,5 +151,33 @@ def model_strategy(state: HealState, model: ModelSetup) -> ModelStrategy:
 
     return ModelStrategy(
         model, toolbox_for, known_files=frozenset(state.sources), protected=state.config.protected,
-        events=state.events,
+        events=state.events, recalled_lessons=tuple(lessons_of(state.result.recalled)),
     )  # fmt: skip
+
+
+def memory_store(config: HealConfig) -> LocalMemory:
+    return LocalMemory(config.memory_path) if config.memory_path else LocalMemory.of_repo(config.repo)
+
+
+def recall_memory(state: HealState, baseline: TestReport, targets: list[str]) -> None:
+    """The earlier heals most like this failure: lessons for a model, a reorder for the search.
+    A store that cannot be read is a note, not a failed heal."""
+    result = state.result
+    if not state.config.memory:
+        return
+    store = memory_store(state.config)
+    with stage(state.events, "recall", store=str(store.path)) as info:
+        try:
+            records = store.records()
+        except HealError as exc:
+            result.notes.append(f"memory not recalled: {exc}")
+            info.update(error=str(exc))
+            return
+        result.memory = "local"
+        found = recall(records, query_of(baseline, targets, result.localization))
+        result.recalled = tuple(found)
+        state.recalled_order = order_of(found)
+        info.update(
+            records=len(records),
+            recalled=[{"id": r.record.id, "score": r.score, "weight": r.weight} for r in found],
+        )

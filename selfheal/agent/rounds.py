@@ -126,6 +126,7 @@ class RepairRounds:
             durations={n: o.duration for n, o in baseline.outcomes.items()},
             hints=hints or Hints(expected_exceptions=expected_exceptions(baseline, remaining)),
             seed=state.config.seed, baseline_messages=state.baseline_messages,
+            recalled=state.recalled_order,
         )  # fmt: skip
 
     def screen_fn(

@@ -16,6 +16,7 @@ from selfheal.agent.exceptions import ProviderError
 from selfheal.agent.model.llm.accounting import BudgetSpent
 from selfheal.agent.model.strategy import ModelStrategy
 from selfheal.agent.repair.edits import Candidate
+from selfheal.agent.repair.recalled import RecalledOrder
 from selfheal.agent.repair.strategy import RepairStrategy
 from selfheal.agent.report.result import HealResult
 from selfheal.agent.run.testrun import TestRunner
@@ -39,6 +40,8 @@ class HealState:
     # files of the workspace the suite's own baseline run created, changed or deleted (a log, a
     # snapshot, a database): a validation run that writes them again did nothing the suite does not
     suite_writes: frozenset[str] = frozenset()
+    # what earlier heals of this repository say about where to search first (empty: memory off)
+    recalled_order: RecalledOrder = field(default_factory=RecalledOrder)
 
     @property
     def model(self) -> ModelStrategy | None:

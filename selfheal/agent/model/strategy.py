@@ -118,6 +118,7 @@ class ModelStrategy:
         known_files: frozenset[str],
         protected: tuple[str, ...],
         events: EventSink | None = None,
+        recalled_lessons: tuple[str, ...] = (),  # from earlier heals of this repository
     ) -> None:
         self.setup = setup
         self.events: EventSink = events or Trace()  # where each diagnosis is reported as it ends
@@ -125,7 +126,7 @@ class ModelStrategy:
         self.known_files = known_files
         self.search = SearchStrategy()
         self.ledger = UsageLedger(token_budget=setup.token_budget, usd_budget=setup.usd_budget)
-        self.memory = Memory(self._metered(setup.memory, "memory"), setup.prompts)
+        self.memory = Memory(self._metered(setup.memory, "memory"), setup.prompts, lessons=recalled_lessons)
         self.lessons = self.memory.render  # the rolling lessons, as the prompts show them
         self.debugger = MeteredProvider(setup.debugger, "debugger", self.ledger)
         self.stopped_because = ""  # why the model stopped early (a budget, a provider failure)

@@ -108,6 +108,7 @@ class SearchStrategy:
             statements_seen.add(key)
             sites.append((suspect.file, statement, suspect.score, suspect.function))
         sites += self._module_definitions(sites, files, statements_seen)
+        recalled = context.recalled  # earlier heals of this repository: a reorder, never a filter
         for path, statement, score, function_name in sites:
             src, parents, module = files[path]
             facts = FunctionFacts(src, enclosing_function(statement, parents))
@@ -135,7 +136,7 @@ class SearchStrategy:
                     file=path,
                     line=statement.lineno,
                     function=function_name,
-                    score=score * mutation.prior,
+                    score=score * mutation.prior * recalled.boost(mutation.family, path, function_name),
                 ))  # fmt: skip
         rng = random.Random(context.seed)
         tiebreak = {id(c): rng.random() for c in found}

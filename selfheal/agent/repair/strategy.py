@@ -16,6 +16,7 @@ from typing import Protocol
 from selfheal.agent.localize.spectrum import Localization
 from selfheal.agent.repair.edits import Candidate
 from selfheal.agent.repair.mutation import Hints
+from selfheal.agent.repair.recalled import RecalledOrder
 from selfheal.agent.run.testrun import CoverageMap
 
 
@@ -30,6 +31,7 @@ class RepairContext:
     hints: Hints
     seed: int
     baseline_messages: dict[str, str] = field(default_factory=dict)  # as screening reports them
+    recalled: RecalledOrder = field(default_factory=RecalledOrder)  # from earlier heals' memory
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,8 @@ class HealResult:
     tests: TestGeneration = field(default_factory=TestGeneration)  # generated tests and their proof
     test_files: dict[str, str] = field(default_factory=dict)  # new test files (project-relative) -> text
     critic: list[str] = field(default_factory=list)  # the critic's concerns about the shipped patch
+    memory: str = "off"  # where earlier heals were recalled from ("off": memory was not used)
+    recalled: tuple = ()  # of recall.Recalled: the earlier heals most like this failure
 
     @property
     def targets(self) -> tuple[Target, ...]:
