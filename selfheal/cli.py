@@ -27,10 +27,12 @@ from selfheal.agent.model.llm import ROLES
 from selfheal.agent.model.prompts import PromptLibrary
 from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
+from selfheal.agent.report.memory import memory_store, remember
 from selfheal.agent.report.outputs import OUTPUT_FILES, default_out_dir, write_outputs
 from selfheal.agent.report.result import HEALED, NOTHING_TO_HEAL, HealResult
 from selfheal.agent.run.workspace import apply_to_origin
 from selfheal.bot.serverconfig import add_serve_arguments
+from selfheal.cli_memory import add_memory_commands, run_memory_command
 from selfheal.progress import ProgressDisplay
 from selfheal.sandbox.exceptions import SandboxUnavailable
 from selfheal.sandbox.secrets import (
@@ -200,6 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the temporary copy of the repository for inspection",
     )
     heal_cmd.add_argument(
+        "--memory", choices=("on", "off"),
+        help="recall earlier heals of this repository from .selfheal/memory.jsonl and add this one "
+        "(default on; [tool.selfheal] memory = false turns it off)",
+    )  # fmt: skip
+    heal_cmd.add_argument(
         "--prompts", metavar="DIR",
         help="a folder of prompt files (<role>.yaml) to use instead of the bundled ones",
     )  # fmt: skip
@@ -260,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
         prefix_chars="+",  # so every --option lands in `args` unparsed
     )
     bench_cmd.add_argument("args", nargs=argparse.REMAINDER)
+    add_memory_commands(commands)
     return parser
 
 
@@ -292,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
             from selfheal.action.main import run as run_action
 
             return run_action(env, scrub=scrubber)
+        if args.command in ("memory", "report"):
+            return run_memory_command(args, env)
         if args.command == "bot":
             from selfheal.bot.server import run_server
 
@@ -369,7 +379,7 @@ def run_heal(args: argparse.Namespace, env: Mapping[str, str], scrubber: Scrubbe
             "setup_command": args.setup_command, "sandbox_ca_bundle": args.sandbox_ca_bundle,
             "provider": args.provider, "max_tokens": args.max_tokens, "max_usd": args.max_usd,
             "model": args.model, "roles": args.role, "max_iterations": args.max_iterations,
-            "parallel": args.parallel,
+            "parallel": args.parallel, "memory": {"on": True, "off": False}.get(args.memory or ""),
         }, env)  # fmt: skip
     except ConfigError as exc:
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
@@ -463,6 +473,11 @@ def execute(
         how = str(exc) or "interrupted"
         return _fail(f"selfheal: {how} while writing {out_dir}; the repository was not changed",
                      interrupted_exit(exc))  # fmt: skip
+    try:
+        if config.memory:
+            remember(memory_store(config), result, report)
+    except SelfhealError as exc:  # the heal stands; only its memory is lost, and that is said
+        print(f"selfheal: {exc}; this heal is not remembered", file=sys.stderr)
     applied = _apply(config, result) if config.apply else None
     if as_json:
         print(json.dumps(report, indent=2))

@@ -6,7 +6,6 @@ Each step reads and writes the `HealState` it is given; none decides the heal's 
 
 from __future__ import annotations
 
-from selfheal.agent.config import HealConfig
 from selfheal.agent.events import stage
 from selfheal.agent.exceptions import HealError, InterpreterError, TestCommandError
 from selfheal.agent.localize.codeindex import CodeBase
@@ -16,7 +15,7 @@ from selfheal.agent.model.strategy import ModelSetup, ModelStrategy
 from selfheal.agent.model.toolbox import Toolbox
 from selfheal.agent.model.tools import debugger_toolbox
 from selfheal.agent.repair.strategy import RepairContext
-from selfheal.agent.report.memory import LocalMemory
+from selfheal.agent.report.memory import memory_store
 from selfheal.agent.report.recall import lessons_of, order_of, query_of, recall
 from selfheal.agent.rounds import changed_paths, covering_for_lines, screen_timeout
 from selfheal.agent.run.screen import ForkScreener, Screener, SubprocessScreener
@@ -153,10 +152,6 @@ def model_strategy(state: HealState, model: ModelSetup) -> ModelStrategy:
         model, toolbox_for, known_files=frozenset(state.sources), protected=state.config.protected,
         events=state.events, recalled_lessons=tuple(lessons_of(state.result.recalled)),
     )  # fmt: skip
-
-
-def memory_store(config: HealConfig) -> LocalMemory:
-    return LocalMemory(config.memory_path) if config.memory_path else LocalMemory.of_repo(config.repo)
 
 
 def recall_memory(state: HealState, baseline: TestReport, targets: list[str]) -> None:

@@ -155,7 +155,7 @@ def config_from_dict(data: dict[str, Any]) -> HealConfig:
             continue  # a field of an older release
         if name == "llm":
             value = settings_from_dict(value)
-        elif name in ("repo", "out_dir") and value is not None:
+        elif name in ("repo", "out_dir", "memory_path") and value is not None:
             value = Path(value)
         elif isinstance(value, list):
             value = tuple(value)

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from selfheal.agent.config import HealConfig
 from selfheal.agent.exceptions import HealError
 from selfheal.agent.report.result import HealResult
 from selfheal.sandbox.secrets import Scrubber, process_scrubber
@@ -249,9 +250,27 @@ class LocalMemory:
         return kept
 
 
+def memory_store(config: HealConfig) -> LocalMemory:
+    """The store a heal of `config` recalls from and adds to."""
+    return LocalMemory(config.memory_path) if config.memory_path else LocalMemory.of_repo(config.repo)
+
+
 def find(records: Iterable[MemoryRecord], record_id: str) -> MemoryRecord | None:
     """The record whose id is `record_id` or starts with it (when only one does)."""
     matches = [r for r in records if r.id == record_id]
     if not matches and record_id:
         matches = [r for r in records if r.id.startswith(record_id)]
     return matches[0] if len(matches) == 1 else None
+
+
+REMEMBERED = ("healed", "partial", "not_healed")  # a heal with no failure, or none run, teaches nothing
+
+
+def remember(store: LocalMemory, result: HealResult, report: dict[str, Any]) -> MemoryRecord | None:
+    """Append this heal's record to `store`; the record, or None when there is nothing to keep."""
+    if result.status not in REMEMBERED:
+        return None
+    recalled = [item["id"] for item in report.get("memory", {}).get("recalled", [])]
+    record = record_of(result, report, recalled=recalled)
+    store.append(record)
+    return record

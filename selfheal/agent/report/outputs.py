@@ -20,6 +20,7 @@ from typing import Any
 from selfheal.agent.events import Trace
 from selfheal.agent.exceptions import HealError
 from selfheal.agent.report.checkpoints import FOLDER
+from selfheal.agent.report.html import write_html
 from selfheal.agent.report.reportjson import build_report
 from selfheal.agent.report.result import HealResult
 from selfheal.agent.report.summary import build_summary
@@ -57,6 +58,7 @@ def write_outputs(result: HealResult, trace: Trace, out_dir: Path, scrubber: Scr
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(partial, final)
+        write_html(out_dir, scrub)  # beside report.json, from the folder just written
     except OSError as exc:
         partial.unlink(missing_ok=True)
         raise HealError(

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from selfheal.agent.report.lessons import build_lessons, meaning
+from selfheal.agent.report.recall import helped, lesson_of
 from selfheal.agent.report.result import HealResult
 
 SCHEMA_VERSION = 1
+LOCALIZED_LINES = 60  # the most suspicious lines, for the HTML report's heat strip
+MEMORY_VERSION = 1  # of the report's `memory` object (an extension the contract's schema allows)
 
 
 def diagnosis(result: HealResult) -> dict[str, Any] | None:
@@ -67,6 +70,28 @@ def new_tests(result: HealResult) -> list[dict[str, Any]]:
             entry.update(origin=case.origin, reason=case.reason, target=case.target)
         entries.append(entry)
     return entries
+
+
+def memory_section(result: HealResult) -> dict[str, Any]:
+    """The earlier heals this one recalled, and whether each pointed where the fix was."""
+    fixes = [(f.family, f.file, f.function) for f in result.fixes]
+    return {
+        "version": MEMORY_VERSION,
+        "store": result.memory,
+        "recalled": [
+            {
+                "id": item.record.id,
+                "created": item.record.created,
+                "status": item.record.status,
+                "score": item.score,
+                "weight": item.weight,
+                "families": list(item.record.families),
+                "lesson": lesson_of(item.record),
+                "helped": helped(item, fixes),
+            }
+            for item in result.recalled
+        ],
+    }
 
 
 def build_report(result: HealResult) -> dict[str, Any]:
@@ -134,4 +159,9 @@ def build_report(result: HealResult) -> dict[str, Any]:
         ],
         "notes": list(result.notes),
         "stopped_because": result.stopped_because or None,
+        "memory": memory_section(result),
+        "localization": [
+            {"file": s.file, "line": s.line, "function": s.function, "score": round(s.score, 4)}
+            for s in (result.localization.lines[:LOCALIZED_LINES] if result.localization else ())
+        ],
     }

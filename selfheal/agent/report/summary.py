@@ -40,10 +40,22 @@ def build_summary(result: HealResult, report: dict[str, Any]) -> str:
     parts += _new_tests(report)
     if report["lessons"]:
         parts += ["### Lessons", "", *[f"- {lesson}" for lesson in report["lessons"]], ""]
+    parts += _recalled(report)
     parts += _metrics(result, report)
     if result.notes:
         parts += ["### Notes", "", *[f"- {note}" for note in result.notes], ""]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _recalled(report: dict[str, Any]) -> list[str]:
+    recalled = (report.get("memory") or {}).get("recalled") or []
+    if not recalled:
+        return []
+    lines = ["#### Recalled from earlier heals of this repository", ""]
+    for item in recalled:
+        verdict = "helped: the fix is of its family or at its place" if item["helped"] else "did not help"
+        lines.append(f"- `{item['id']}` ({item['created']}, {verdict}): {item['lesson']}")
+    return [*lines, ""]
 
 
 def _title(result: HealResult) -> str:

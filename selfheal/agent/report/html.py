@@ -1,0 +1,244 @@
+"""report.html: one self-contained page per heal, for a maintainer who would rather look than read.
+
+    write_html(out_dir)          # from the folder's report.json, trace.jsonl, patch.diff and tests/
+    render_html(run)             # the page's text, from a `RunFiles`
+
+Built from the output folder alone, so `selfheal report RUN_DIR` renders any earlier run the same
+way the heal did. Jinja2 templates (autoescaped: every text in the page came from the repository
+or a model); no script, stylesheet, font or image is fetched: the charts are inline SVG, the
+model's conversation sits in collapsed <details>. The page is scrubbed like every output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from selfheal.agent.exceptions import HealError
+from selfheal.sandbox.secrets import Scrubber, process_scrubber
+
+HTML_FILE = "report.html"
+WIDTH = 960  # of the charts, in SVG units
+MODEL_NODES = ("debugger", "generator", "memory", "qa", "critic", "spec_tests")
+MAX_TICKS = 3000  # screenings drawn on the timeline
+MAX_LISTED = 40  # candidates listed per family
+MAX_TEST_CHARS = 20_000  # of one new test file shown
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    report: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    patch: str = ""
+    test_files: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, out_dir: Path) -> RunFiles:
+        try:
+            report = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise HealError(f"{out_dir} holds no report.json: not the output folder of a heal") from exc
+        except (OSError, ValueError) as exc:
+            raise HealError(f"could not read {out_dir / 'report.json'}: {exc}") from exc
+        events = []
+        trace = out_dir / "trace.jsonl"
+        if trace.is_file():
+            for line in trace.read_text(encoding="utf-8").splitlines():
+                try:
+                    events.append(json.loads(line))
+                except ValueError:
+                    continue
+        patch_file = out_dir / "patch.diff"
+        patch = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else report.get("patch", "")
+        tests_dir = out_dir / "tests"
+        test_files = {}
+        if tests_dir.is_dir():
+            for path in sorted(tests_dir.rglob("*.py")):
+                if path.is_file() and not path.is_symlink():
+                    text = path.read_text(encoding="utf-8", errors="replace")
+                    test_files[str(path.relative_to(tests_dir))] = text[:MAX_TEST_CHARS]
+        return cls(report, events, patch, test_files)
+
+
+def _timeline(events: list[dict[str, Any]]) -> dict[str, Any]:
+    timed = [e for e in events if isinstance(e.get("start"), (int, float))]
+    if not timed:
+        return {"lanes": [], "ticks": [], "height": 0, "total_s": 0.0}
+    t0 = min(e["start"] for e in timed)
+    t1 = max(e.get("end", e["start"]) for e in timed)
+    total = max(t1 - t0, 1e-6)
+    scale = WIDTH / total
+    lanes: dict[str, list[dict[str, Any]]] = {}
+    for event in timed:
+        if event["node"] == "screen":
+            continue
+        duration = float(event.get("duration_s", 0.0))
+        lanes.setdefault(event["node"], []).append({
+            "x": round((event["start"] - t0) * scale, 2),
+            "w": round(max(duration * scale, 1.5), 2),
+            "title": f"{event['node']}: {duration:.2f} s",
+        })  # fmt: skip
+    rows = [
+        {"name": name, "y": 22 * i, "bars": bars, "total_s": _lane_seconds(events, name)}
+        for i, (name, bars) in enumerate(lanes.items())
+    ]
+    screens = [e for e in timed if e["node"] == "screen"][:MAX_TICKS]
+    tick_y = 22 * len(rows)
+    ticks = [
+        {"x": round((e["start"] - t0) * scale, 2), "plausible": bool(e.get("plausible")),
+         "title": f"#{e.get('n')} {e.get('family', '')}: {str(e.get('candidate', ''))[:80]}"}
+        for e in screens
+    ]  # fmt: skip
+    return {
+        "lanes": rows,
+        "ticks": ticks,
+        "tick_y": tick_y,
+        "height": tick_y + (26 if ticks else 4),
+        "total_s": round(total, 2),
+        "width": WIDTH,
+    }
+
+
+def _lane_seconds(events: list[dict[str, Any]], node: str) -> float:
+    return round(sum(float(e.get("duration_s", 0.0)) for e in events if e.get("node") == node), 2)
+
+
+def _heat(localization: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One strip per suspect file: a cell per line from its first to its last suspicious line."""
+    by_file: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
+    for entry in localization:
+        by_file[entry["file"]][int(entry["line"])] = entry
+    best = max((float(e["score"]) for e in localization), default=0.0) or 1.0
+    strips = []
+    for path, lines in by_file.items():
+        first, last = min(lines), max(lines)
+        span = last - first + 1
+        cell = max(min(WIDTH / span, 24.0), 2.0)
+        cells = []
+        for offset in range(span):
+            number = first + offset
+            entry = lines.get(number)
+            score = float(entry["score"]) / best if entry else 0.0
+            cells.append({
+                "x": round(offset * cell, 2), "w": round(cell, 2), "line": number,
+                "heat": round(score, 3), "fill": _heat_colour(score),
+                "title": f"{path}:{number}" + (f" {entry['function']}, {entry['score']}" if entry else ""),
+            })  # fmt: skip
+        width = round(span * cell, 2)
+        strips.append({"file": path, "cells": cells, "width": width, "first": first, "last": last})
+    return strips
+
+
+def _heat_colour(share: float) -> str:
+    if share <= 0:
+        return "#eef1f4"
+    # from pale yellow to deep red
+    red, green, blue = 255, int(235 - 200 * share), int(160 - 140 * share)
+    return f"#{red:02x}{max(green, 0):02x}{max(blue, 0):02x}"
+
+
+def _families(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    tried: Counter[str] = Counter()
+    outcomes: dict[str, Counter[str]] = defaultdict(Counter)
+    listed: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for event in events:
+        if event.get("node") != "screen":
+            continue
+        family = str(event.get("family", "?"))
+        tried[family] += 1
+        outcome = _outcome(event)
+        outcomes[family][outcome] += 1
+        if len(listed[family]) < MAX_LISTED:
+            listed[family].append(
+                {"n": event.get("n"), "candidate": event.get("candidate"), "outcome": outcome}
+            )
+    most = max(tried.values(), default=1)
+    return [
+        {"family": family, "tried": count, "bar": round(300 * count / most, 1),
+         "plausible": outcomes[family]["plausible"], "improving": outcomes[family]["fixed some"],
+         "broken": outcomes[family]["broke a test"], "error": outcomes[family]["error"],
+         "listed": listed[family], "more": count - len(listed[family])}
+        for family, count in tried.most_common()
+    ]  # fmt: skip
+
+
+def _outcome(event: dict[str, Any]) -> str:
+    if event.get("error"):
+        return "error"
+    if event.get("plausible"):
+        return "plausible"
+    if event.get("broken"):
+        return "broke a test"
+    if event.get("fixed"):
+        return "fixed some"
+    return "no change"
+
+
+def _diff_lines(patch: str) -> list[dict[str, str]]:
+    kinds = []
+    for line in patch.splitlines():
+        if line.startswith(("+++", "---", "diff ", "index ")):
+            kind = "meta"
+        elif line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        else:
+            kind = "ctx"
+        kinds.append({"kind": kind, "text": line})
+    return kinds
+
+
+def _conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    turns = []
+    for event in events:
+        if event.get("node") not in MODEL_NODES:
+            continue
+        data = {k: v for k, v in event.items() if k not in ("node", "start", "end", "duration_s")}
+        turns.append({
+            "role": event["node"], "tokens_in": data.get("tokens_in", 0),
+            "tokens_out": data.get("tokens_out", 0),
+            "cost_usd": data.get("cost_usd", 0.0), "duration_s": event.get("duration_s", 0.0),
+            "body": json.dumps(data, indent=1, default=str)[:60_000],
+        })  # fmt: skip
+    return turns
+
+
+def render_html(run: RunFiles) -> str:
+    env = Environment(
+        loader=PackageLoader("selfheal.agent.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    report = run.report
+    return env.get_template("report.html.j2").render(
+        report=report,
+        timeline=_timeline(run.events),
+        heat=_heat(report.get("localization") or []),
+        families=_families(run.events),
+        diff=_diff_lines(run.patch),
+        test_files=run.test_files,
+        recalled=(report.get("memory") or {}).get("recalled") or [],
+        conversation=_conversation(run.events),
+        metrics=report.get("metrics") or {},
+    )
+
+
+def write_html(out_dir: Path, scrub: Scrubber | None = None) -> Path:
+    """Render the folder's report.html beside its report.json; its path."""
+    scrub = scrub or process_scrubber()
+    target = out_dir / HTML_FILE
+    text = scrub(render_html(RunFiles.read(out_dir)))
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise HealError(f"could not write {target}: {exc.strerror or exc}") from exc
+    return target

@@ -1,0 +1,106 @@
+"""`selfheal memory list|show|forget|export` and `selfheal report RUN_DIR [--open]`.
+
+The memory commands read the local store (`.selfheal/memory.jsonl` of --repo) or, with --branch
+and a token in the environment variable --token-env names, the repository's `selfheal-memory`
+branch on GitHub.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import webbrowser
+from collections.abc import Mapping
+from pathlib import Path
+
+from selfheal.agent.exceptions import SelfhealError
+from selfheal.agent.report.html import write_html
+from selfheal.agent.report.memory import LocalMemory, MemoryRecord, find, recall_counts
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def add_memory_commands(commands: argparse._SubParsersAction) -> None:
+    memory_cmd = commands.add_parser(
+        "memory",
+        help="the memory of earlier heals of a repository: list, show, forget, export",
+        description="Every heal adds a record (what failed, where, what fixed it; no source beyond "
+        "names and the patch's changed lines) to .selfheal/memory.jsonl of the repository, and "
+        "recalls the most similar records at the start of the next heal.",
+    )
+    memory_cmd.add_argument("action", choices=("list", "show", "forget", "export"))
+    memory_cmd.add_argument(
+        "id", nargs="?", help="the record (or a unique prefix of its id) for show and forget"
+    )
+    memory_cmd.add_argument("--repo", default=".", metavar="PATH", help="the repository (default: .)")
+    memory_cmd.add_argument("--file", metavar="PATH", help="a memory file instead of the repository's")
+    report_cmd = commands.add_parser(
+        "report",
+        help="render a run's report.html from its output folder",
+        description="Writes RUN_DIR/report.html (self-contained: it opens offline) from the folder's "
+        "report.json, trace.jsonl, patch.diff and tests/.",
+    )
+    report_cmd.add_argument("run_dir", metavar="RUN_DIR")
+    report_cmd.add_argument("--open", action="store_true", help="open it in the default browser")
+
+
+def run_memory_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    try:
+        if args.command == "report":
+            return _report(args)
+        store = LocalMemory(Path(args.file)) if args.file else LocalMemory.of_repo(Path(args.repo))
+        return _memory(args, store)
+    except SelfhealError as exc:
+        print(f"selfheal: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _report(args: argparse.Namespace) -> int:
+    run_dir = Path(args.run_dir).expanduser()
+    if not run_dir.is_dir():
+        print(f"selfheal: {args.run_dir}: no such folder", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    path = write_html(run_dir)
+    print(path)
+    if args.open:
+        webbrowser.open(path.resolve().as_uri())
+    return EXIT_OK
+
+
+def _memory(args: argparse.Namespace, store: LocalMemory) -> int:
+    if args.action in ("show", "forget") and not args.id:
+        print(f"selfheal: memory {args.action} needs the id of a record", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    records = store.records()
+    if args.action == "list":
+        counts = recall_counts(records)
+        for record in records:
+            print(_line(record, counts[record.id]))
+        if not records:
+            print(f"no record in {store.path}", file=sys.stderr)
+        return EXIT_OK
+    if args.action == "export":
+        sys.stdout.write(store.export())
+        return EXIT_OK
+    record = find(records, args.id)
+    if record is None:
+        print(f"selfheal: no single record {args.id!r} in {store.path}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.action == "show":
+        print(json.dumps(record.as_dict(), indent=2))
+        return EXIT_OK
+    store.forget(record.id)
+    print(f"forgot {record.id}")
+    return EXIT_OK
+
+
+def _line(record: MemoryRecord, recalled: int) -> str:
+    where = ", ".join(f"{function} ({path})" for path, function in record.fix_sites[:2]) or ", ".join(
+        record.functions[:2]
+    )
+    families = ", ".join(record.families) or "-"
+    return (
+        f"{record.id}  {record.created}  {record.status:<10} {'/'.join(record.error_types[:2]):<24} "
+        f"{families:<22} {where}  (recalled {recalled}x)"
+    )
