@@ -38,9 +38,11 @@ class RunFiles:
     test_files: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def read(cls, out_dir: Path) -> RunFiles:
+    def read(cls, out_dir: Path, report: dict[str, Any] | None = None) -> RunFiles:
+        """The folder's files; `report` given: instead of its report.json (not written yet)."""
         try:
-            report = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+            if report is None:
+                report = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise HealError(f"{out_dir} holds no report.json: not the output folder of a heal") from exc
         except (OSError, ValueError) as exc:
@@ -232,11 +234,11 @@ def render_html(run: RunFiles) -> str:
     )
 
 
-def write_html(out_dir: Path, scrub: Scrubber | None = None) -> Path:
-    """Render the folder's report.html beside its report.json; its path."""
+def write_html(out_dir: Path, scrub: Scrubber | None = None, report: dict[str, Any] | None = None) -> Path:
+    """Render the folder's report.html beside its report.json (or from `report`); its path."""
     scrub = scrub or process_scrubber()
     target = out_dir / HTML_FILE
-    text = scrub(render_html(RunFiles.read(out_dir)))
+    text = scrub(render_html(RunFiles.read(out_dir, report)))
     try:
         target.write_text(text, encoding="utf-8")
     except OSError as exc:

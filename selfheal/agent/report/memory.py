@@ -239,6 +239,9 @@ class LocalMemory:
         lock = self.path.with_name(self.path.name + ".lock")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.path.parent / ".gitignore"
+            if self.path.parent.name == ".selfheal" and not ignore.exists():
+                ignore.write_text("# selfheal run outputs\n*\n", encoding="utf-8")  # as the runs' folder
             with lock.open("a") as held:
                 fcntl.flock(held, fcntl.LOCK_EX)  # two heals of one checkout append one after the other
                 kept = change(self.records())

@@ -1,4 +1,4 @@
-"""The output folder of a heal: report.json, patch.diff, summary.md, lessons.md, trace.jsonl.
+"""The output folder of a heal: report.json, report.html, patch.diff, summary.md, lessons.md, trace.jsonl.
 
 report.json is written last and atomically (a temporary file renamed into place): where it exists,
 it is whole and every other file was written before it. A folder that cannot be written (a full
@@ -27,7 +27,7 @@ from selfheal.agent.report.summary import build_summary
 from selfheal.sandbox.secrets import Scrubber, process_scrubber
 
 NO_LESSONS = "- Nothing was repaired in this run, so there is no lesson to keep.\n"
-OUTPUT_FILES = ("report.json", "patch.diff", "summary.md", "lessons.md", "trace.jsonl")
+OUTPUT_FILES = ("report.json", "report.html", "patch.diff", "summary.md", "lessons.md", "trace.jsonl")
 
 
 def default_out_dir(base: Path) -> Path:
@@ -53,12 +53,12 @@ def write_outputs(result: HealResult, trace: Trace, out_dir: Path, scrubber: Scr
         if final.is_file() and not final.is_symlink():
             final.unlink()  # a report of an earlier run in this folder must not stand for this one
         _write_files(result, trace, out_dir, report, scrub)
+        write_html(out_dir, scrub, report)  # from the files just written, before report.json
         with partial.open("w", encoding="utf-8") as handle:
             handle.write(json.dumps(report, indent=2) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(partial, final)
-        write_html(out_dir, scrub)  # beside report.json, from the folder just written
     except OSError as exc:
         partial.unlink(missing_ok=True)
         raise HealError(
