@@ -1,0 +1,173 @@
+"""report.html: rendered from real heals (a search heal, a scripted model heal), looked at in a real
+headless Chromium (Debian's package), self-contained, and small for a long search."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from selfheal.agent.config import build_config
+from selfheal.agent.events import Trace
+from selfheal.agent.loop import heal
+from selfheal.agent.model.llm import Reply, ScriptedModel, Usage
+from selfheal.agent.model.strategy import ModelSetup
+from selfheal.agent.report.html import HTML_FILE, RunFiles, render_html
+from selfheal.agent.report.outputs import write_outputs
+from selfheal.cli import main
+from selfheal.sandbox import LocalSandbox
+from tests.agent.test_heal_model import BUGGY, CONCLUSION, FIXED, intervals_repo
+from tests.conftest import git, write_tree
+
+AGE = {
+    "pkg/__init__.py": "",
+    "pkg/age.py": "def is_adult(age):\n    return age > 18\n",
+    "tests/test_age.py": "from pkg.age import is_adult\n\n\n"
+    "def test_adult_at_18():\n    assert is_adult(18)\n\n\n"
+    "def test_child_at_17():\n    assert not is_adult(17)\n",
+}
+DIFF_ADDED = (0xDA, 0xFB, 0xE1)  # the background of an added line of the diff
+TIMELINE_BAR = (0x09, 0x69, 0xDA)  # a stage's bar on the timeline
+EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["']?(?!#)[^"'\s>]|url\(|@import|https?://""", re.I)
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def screenshot(page: Path, png: Path) -> Image.Image:
+    """The page as headless Chromium draws it, with no network (a proxy nobody answers)."""
+    browser = chromium()
+    if browser is None:
+        pytest.skip("no chromium: .ci/run installs Debian's chromium package")
+    command = [
+        browser, "--headless", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+        "--proxy-server=127.0.0.1:9", "--window-size=1100,2600", f"--screenshot={png}",
+        f"--user-data-dir={png.parent / 'chromium-profile'}", page.resolve().as_uri(),
+    ]  # fmt: skip
+    if os.geteuid() == 0:
+        command.insert(1, "--no-sandbox")  # Chromium's own sandbox refuses to start as root
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert png.is_file(), done.stderr[-2000:]
+    return Image.open(png).convert("RGB")
+
+
+def colours(image: Image.Image) -> Counter:
+    return Counter({colour: count for count, colour in image.getcolors(maxcolors=1 << 24)})
+
+
+def assert_drawn(image: Image.Image) -> Counter:
+    """Not blank: many colours, most of the page not one flat colour; the diff and timeline drawn."""
+    counts = colours(image)
+    _, most = counts.most_common(1)[0]
+    assert len(counts) > 50, "the page is (nearly) blank"
+    assert most < 0.9 * image.width * image.height
+    assert counts[DIFF_ADDED] > 1000, "no added line of the diff is drawn"
+    assert counts[TIMELINE_BAR] > 200, "no stage bar of the timeline is drawn"
+    return counts
+
+
+def assert_self_contained(html: str) -> None:
+    assert EXTERNAL.findall(html) == []
+    assert "<script" not in html.lower()
+    assert "default-src 'none'" in html
+
+
+@pytest.fixture(scope="module")
+def search_run(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("search")
+    repo = root / "repo"
+    write_tree(repo, AGE)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    out = root / "out"
+    assert main(["heal", str(repo), "--out", str(out), "--sandbox", "local", "--memory", "off"]) == 0
+    return out
+
+
+def test_the_search_heal_report_is_self_contained_and_shows_what_happened(search_run):
+    html = (search_run / HTML_FILE).read_text(encoding="utf-8")
+    assert_self_contained(html)
+    assert '<div class="add">+    return age &gt;= 18</div>' in html
+    assert '<div class="del">-    return age &gt; 18</div>' in html
+    for section in ("Timeline", "Where it looked", "Candidates tried, per family", "Verification",
+                    "New tests and their proof", "Lessons and memory"):  # fmt: skip
+        assert f">{section}</h2>" in html
+    assert "<code>comparison-operator</code>" in html
+    assert 'aria-label="suspiciousness of pkg/age.py"' in html
+    assert "The model's part" not in html  # no model ran
+
+
+def test_selfheal_report_renders_a_run_folder_again(search_run, tmp_path, capsys):
+    copy = tmp_path / "run"
+    shutil.copytree(search_run, copy)
+    (copy / HTML_FILE).unlink()
+    assert main(["report", str(copy)]) == 0
+    assert capsys.readouterr().out.strip() == str(copy / HTML_FILE)
+    assert (copy / HTML_FILE).read_text(encoding="utf-8") == (search_run / HTML_FILE).read_text(
+        encoding="utf-8"
+    )
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+
+
+def test_the_search_heal_report_in_headless_chromium(search_run, tmp_path):
+    image = screenshot(search_run / HTML_FILE, tmp_path / "search.png")
+    assert_drawn(image)
+    shutil.copy(
+        tmp_path / "search.png", Path(os.environ.get("SELFHEAL_SCREENSHOTS", tmp_path)) / "search.png"
+    )
+
+
+def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_path):
+    debugger = ScriptedModel([Reply(json.dumps(CONCLUSION), usage=Usage(1400, 120))])
+    generator = ScriptedModel([
+        Reply("Merge touching intervals: compare with <=.\n\nintervals/core.py\n<<<<<<< SEARCH\n"
+              + BUGGY + "=======\n" + FIXED + ">>>>>>> REPLACE\n", usage=Usage(1100, 70)),
+    ])  # fmt: skip
+    repo = intervals_repo(tmp_path)
+    trace = Trace()
+    setup = ModelSetup(
+        debugger=debugger, generator=generator, search_share=0.0, spec_tests=None, qa_adversarial=None,
+        critic=None, memory=None,
+    )  # fmt: skip
+    config = build_config(repo, {"python": sys.executable, "memory": False})
+    result = heal(config, LocalSandbox(), trace, model=setup)
+    assert result.status == "healed", result.error
+    out = tmp_path / "out"
+    write_outputs(result, trace, out)
+    html = (out / HTML_FILE).read_text(encoding="utf-8")
+    assert_self_contained(html)
+    assert "The model's part" in html
+    assert "<summary>debugger — 1400 in / 120 out" in html
+    assert "<summary>generator — 1100 in / 70 out" in html
+    assert "<details><summary>debugger" in html  # collapsed until opened
+    image = screenshot(out / HTML_FILE, tmp_path / "model.png")
+    assert_drawn(image)
+    shutil.copy(tmp_path / "model.png", Path(os.environ.get("SELFHEAL_SCREENSHOTS", tmp_path)) / "model.png")
+
+
+def test_a_report_of_1500_screenings_stays_under_two_megabytes(search_run):
+    """The real heal's trace with its screenings repeated to 1,500 (each a real screen event of
+    that heal, renumbered): the page grows with the screenings, not with anything else."""
+    run = RunFiles.read(search_run)
+    screens = [e for e in run.events if e["node"] == "screen"]
+    others = [e for e in run.events if e["node"] != "screen"]
+    assert screens
+    long_screens = []
+    for n in range(1500):
+        event = dict(screens[n % len(screens)])
+        event.update(n=n + 1, candidate=f"{event['candidate']} #{n}" + " x" * 60, family=f"family-{n % 25}")
+        long_screens.append(event)
+    html = render_html(RunFiles(run.report, others + long_screens, run.patch, run.test_files))
+    size = len(html.encode("utf-8"))
+    assert html.count("<title>#") == 1500  # every screening is on the timeline
+    assert size < 2 * 1024 * 1024, size
