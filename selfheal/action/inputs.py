@@ -37,6 +37,7 @@ class ActionInputs:
     commit_author: str = ""
     accept_unsafe_sandbox: bool = False
     publish_with: str = "git"
+    memory: bool = True  # the repository's selfheal-memory branch: recalled from and added to
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -107,4 +108,5 @@ def parse_inputs(env: Mapping[str, str]) -> ActionInputs:
         commit_author=_raw(env, "commit-author"),
         accept_unsafe_sandbox=_bool(env, "accept-unsafe-sandbox", False),
         publish_with=_choice(env, "publish-with", "git", ("git", "api")),
+        memory=_bool(env, "memory", True),
     )

@@ -176,6 +176,7 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
         heal_flags={k: v for k, v in flags.items() if v is not None},
         extra_protected=inputs.protected_paths,
         publish_with=inputs.publish_with,
+        memory=inputs.memory,
         run_url=run_url,
         out_dir=out_dir,
         workdir=Path(workdir) if workdir and Path(workdir).is_dir() else None,
@@ -211,9 +212,21 @@ def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float)
     summary = [f"## selfheal: {outcome.status.replace('_', ' ')}", "", outcome.message, ""]
     if publication and publication.pr_url:
         summary += [f"Pull request ({publication.operation}): {publication.pr_url}", ""]
+    if outcome.out_dir and (outcome.out_dir / "report.html").is_file():
+        where = relative_to_workspace(env, outcome.out_dir / "report.html")
+        summary += [f"The whole run, drawn: `{where}` in this run's artifact"
+                    + (f" ({run_artifacts(env)})" if run_artifacts(env) else "") + ".", ""]  # fmt: skip
     if outcome.out_dir and (outcome.out_dir / "summary.md").is_file():
         summary += [(outcome.out_dir / "summary.md").read_text(encoding="utf-8")]
     write_summary(env, log.redact("\n".join(summary)))
+
+
+def run_artifacts(env: Mapping[str, str]) -> str:
+    """The page of this run that lists its artifacts, where the report folder is uploaded."""
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    if not env.get("GITHUB_REPOSITORY") or not env.get("GITHUB_RUN_ID"):
+        return ""
+    return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}#artifacts"
 
 
 def _failed(env: Mapping[str, str], log: JobLog, message: str, code: int) -> int:

@@ -168,7 +168,7 @@ def recall_memory(state: HealState, baseline: TestReport, targets: list[str]) ->
             result.notes.append(f"memory not recalled: {exc}")
             info.update(error=str(exc))
             return
-        result.memory = "local"
+        result.memory = str(state.config.extra.get("memory_store", "local"))  # or the GitHub branch
         found = recall(records, query_of(baseline, targets, result.localization))
         result.recalled = tuple(found)
         state.recalled_order = order_of(found)

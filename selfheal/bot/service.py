@@ -12,21 +12,24 @@ import json
 import re
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from selfheal.agent.config import build_config, choose_sandbox_for
-from selfheal.agent.events import EventSink, Fanout, Trace
+from selfheal.agent.events import Event, EventSink, Fanout, Trace
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.loop import heal
+from selfheal.agent.report.memory import MEMORY_FILE, render_lines, worth_keeping
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
-from selfheal.bot.exceptions import BotError, SandboxFailed, SandboxRefused
+from selfheal.bot.exceptions import BotError, GitError, SandboxFailed, SandboxRefused
 from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import PERMISSION_RANK, GitHubClient
 from selfheal.bot.gitops import Identity, Remote
+from selfheal.bot.memorybranch import MEMORY_BRANCH, MemoryBranch
 from selfheal.bot.progress import ProgressComment
 from selfheal.bot.publish import (
     NONE,
@@ -60,6 +63,7 @@ class BotSettings:
     workdir: Path | None = None
     # git: commit in a git directory made after the heal and push; api: GitHub's Git Data API
     publish_with: str = "git"
+    memory: bool = True  # recall from and add to the repository's selfheal-memory branch
 
     def __post_init__(self) -> None:
         if self.min_permission not in PERMISSION_RANK or self.min_permission == "none":
@@ -184,8 +188,16 @@ class Bot:
         dry_run = self.settings.dry_run or trigger.dry_run
         remote = Remote(self.client.clone_url, self.token, stall_s=self.client.timeout)
         checkout = remote.clone(workdir / "repo", sha=target.sha, branch=target.branch)
-        result, report, out_dir = self._run_heal(trigger, checkout, progress)
+        memory = (
+            MemoryBranch(remote, self.settings.workdir, self.settings.author)
+            if self.settings.memory
+            else None
+        )
+        recalled_from = self._recall(memory, workdir)
+        result, report, out_dir = self._run_heal(trigger, checkout, progress, recalled_from)
         outcome = Outcome(result.status, result.error or result.status, result, report, None, out_dir)
+        if memory is not None and not dry_run:
+            self._remember(memory, result, report)
 
         if result.status not in (HEALED, PARTIAL) or not result.changes:
             self._conclude(
@@ -246,10 +258,41 @@ class Bot:
             self._react(trigger, "rocket")
         return outcome
 
+    def _recall(self, memory: MemoryBranch | None, workdir: Path) -> Path | None:
+        """The branch's records in a file beside the checkout (never in it: the sandbox copies the
+        checkout), for the heal to recall from; None when memory is off or cannot be read."""
+        if memory is None:
+            return None
+        try:
+            records = memory.read()
+        except GitError as exc:  # the heal goes on without memory, and says so in the log
+            self._log_note(f"the {MEMORY_BRANCH} branch could not be read: {exc}")
+            return None
+        path = workdir / MEMORY_FILE
+        path.write_text(render_lines(records), encoding="utf-8")
+        return path
+
+    def _remember(self, memory: MemoryBranch, result: HealResult, report: dict[str, Any]) -> None:
+        record = worth_keeping(result, report)
+        if record is None:
+            return
+        try:
+            memory.append(record)
+        except GitError as exc:  # the heal and its pull request stand; only the record is lost
+            self._log_note(f"the heal's record was not added to {MEMORY_BRANCH}: {exc}")
+            result.notes.append(f"this heal was not remembered: {exc}")
+
+    def _log_note(self, text: str) -> None:
+        if self.log is not None:
+            now = time.time()
+            self.log.emit(Event("memory", now, now, {"note": text}))
+
     def _run_heal(
-        self, trigger: Trigger, path: Path, progress: ProgressComment | None
+        self, trigger: Trigger, path: Path, progress: ProgressComment | None, memory_file: Path | None = None
     ) -> tuple[HealResult, dict[str, Any], Path]:
         flags = dict(self.settings.heal_flags)
+        flags["memory"] = memory_file is not None
+        flags["memory_path"] = memory_file
         if trigger.test_command:
             flags["test_command"] = trigger.test_command
         if trigger.command and trigger.command.targets:
@@ -267,6 +310,7 @@ class Bot:
         config = build_config(path, flags)
         if self.settings.extra_protected:
             config = replace(config, protected=(*config.protected, *self.settings.extra_protected))
+        config.extra["memory_store"] = f"branch {MEMORY_BRANCH}"
         if trigger.context:
             config.extra["context"] = trigger.context  # for a model; the embedded engine ignores it
         try:

@@ -269,11 +269,17 @@ def find(records: Iterable[MemoryRecord], record_id: str) -> MemoryRecord | None
 REMEMBERED = ("healed", "partial", "not_healed")  # a heal with no failure, or none run, teaches nothing
 
 
-def remember(store: LocalMemory, result: HealResult, report: dict[str, Any]) -> MemoryRecord | None:
-    """Append this heal's record to `store`; the record, or None when there is nothing to keep."""
+def worth_keeping(result: HealResult, report: dict[str, Any]) -> MemoryRecord | None:
+    """This heal's record, or None when there is nothing to keep (no failure, or none ran)."""
     if result.status not in REMEMBERED:
         return None
     recalled = [item["id"] for item in report.get("memory", {}).get("recalled", [])]
-    record = record_of(result, report, recalled=recalled)
-    store.append(record)
+    return record_of(result, report, recalled=recalled)
+
+
+def remember(store: LocalMemory, result: HealResult, report: dict[str, Any]) -> MemoryRecord | None:
+    """Append this heal's record to `store`; the record, or None when there is nothing to keep."""
+    record = worth_keeping(result, report)
+    if record is not None:
+        store.append(record)
     return record
