@@ -188,11 +188,9 @@ class Bot:
         dry_run = self.settings.dry_run or trigger.dry_run
         remote = Remote(self.client.clone_url, self.token, stall_s=self.client.timeout)
         checkout = remote.clone(workdir / "repo", sha=target.sha, branch=target.branch)
-        memory = (
-            MemoryBranch(remote, self.settings.workdir, self.settings.author)
-            if self.settings.memory
-            else None
-        )
+        # the memory branch is written with a git push, which publish-with api never makes
+        uses_memory = self.settings.memory and self.settings.publish_with == "git"
+        memory = MemoryBranch(remote, self.settings.workdir, self.settings.author) if uses_memory else None
         recalled_from = self._recall(memory, workdir)
         result, report, out_dir = self._run_heal(trigger, checkout, progress, recalled_from)
         outcome = Outcome(result.status, result.error or result.status, result, report, None, out_dir)
@@ -328,6 +326,11 @@ class Bot:
             ) from exc
         if note:
             result.notes.append(note)
+        if self.settings.memory and self.settings.publish_with == "api":
+            result.notes.append(
+                f"memory off: the {MEMORY_BRANCH} branch is written with a git push, and publish-with "
+                "api pushes nothing with git"
+            )
         out_dir = self.settings.out_dir or Path(tempfile.mkdtemp(prefix="selfheal-out-"))
         report = write_outputs(result, trace, out_dir)
         return result, report, out_dir

@@ -6,10 +6,12 @@ branches GitHub holds afterwards, the step outputs, and the pushed code itself.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+from selfheal.bot.memorybranch import MEMORY_BRANCH
 from tests.action.conftest import REPO, World, all_text_under
 from tests.bot import payloads
 from tests.conftest import git
@@ -219,7 +221,10 @@ def test_shell_metacharacters_and_hidden_comments_are_data(world: World, tmp_pat
     assert not canary.exists()
     # the hidden "/heal approve" did not turn this into an approval: it healed and opened a PR
     assert (run.outputs["status"], run.outputs["pr-operation"]) == ("healed", "created")
-    assert remote_branches(world) == sorted(["feature", "green", "main", run.outputs["branch"]])
+    # the fix's branch, and this heal's record on the memory branch
+    assert remote_branches(world) == sorted(
+        ["feature", "green", "main", MEMORY_BRANCH, run.outputs["branch"]]
+    )
     assert_no_token_anywhere(world, run)
 
 
@@ -272,6 +277,8 @@ def test_publish_with_api_opens_the_pull_request_without_a_git_push(world: World
     assert run.returncode == 0, run.stderr
     assert (run.outputs["status"], run.outputs["pr-operation"]) == ("healed", "created")
     assert not [r for r in git_requests(world) if "receive-pack" in r["path"]]
+    report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+    assert report["memory"]["store"] == "off"  # its branch would need a git push
     [pull] = pulls_by_head(world, run.outputs["branch"])
     assert pull["base"]["ref"] == "feature"
     assert suite_passes_on(world, run.outputs["branch"]).returncode == 0
