@@ -125,6 +125,7 @@ class _Base:
             mode=self.config.mode,
             heal_flags={k: v for k, v in flags.items() if v is not None},
             workdir=self.config.work,
+            memory=self.config.memory,
         )
 
 

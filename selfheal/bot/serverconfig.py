@@ -38,6 +38,7 @@ class ServerConfig:
     sandbox: str = "auto"
     test_command: str | None = None
     max_minutes: float | None = None
+    memory: bool = True  # each repository's selfheal-memory branch: recalled from and added to
     workflow: str = "heal.yml"  # actions executor: the workflow file dispatched on the target repo
     runs_dir: Path | None = None  # default: <db stem>-runs/ next to the database
     max_attempts: int = 3
@@ -115,6 +116,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: each repository's own, else python -m pytest)",
     )
     add("--max-minutes", type=float, metavar="M", help="time budget of one heal's repair search")
+    add(
+        "--memory",
+        choices=("on", "off"),
+        default="on",
+        help="local executor: recall earlier heals from each repository's selfheal-memory branch "
+        "and add each heal's record to it (default on)",
+    )
     add(
         "--workflow",
         default="heal.yml",
@@ -209,6 +217,7 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
         sandbox=args.sandbox,
         test_command=args.test_command or None,
         max_minutes=args.max_minutes,
+        memory=args.memory == "on",
         workflow=args.workflow,
         runs_dir=args.runs_dir.expanduser().resolve() if args.runs_dir else None,
         max_attempts=args.max_attempts,
