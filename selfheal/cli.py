@@ -310,8 +310,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _named_secrets(args: argparse.Namespace) -> tuple[str, ...]:
-    """Variables that hold a secret whatever their name: the bot's webhook secret may be in any."""
-    return (args.webhook_secret_env,) if getattr(args, "webhook_secret_env", None) else ()
+    """Variables that hold a secret whatever their name: the bot's webhook secret may be in any,
+    and so may the token `selfheal memory --github` reads."""
+    names = [getattr(args, "webhook_secret_env", None), getattr(args, "token_env", None)]
+    return tuple(name for name in names if name)
 
 
 @contextmanager

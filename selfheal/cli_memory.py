@@ -1,8 +1,9 @@
 """`selfheal memory list|show|forget|export` and `selfheal report RUN_DIR [--open]`.
 
-The memory commands read the local store (`.selfheal/memory.jsonl` of --repo) or, with --branch
-and a token in the environment variable --token-env names, the repository's `selfheal-memory`
-branch on GitHub.
+The memory commands read the local store (`.selfheal/memory.jsonl` of --repo) or, with
+--github OWNER/REPO and a token in the environment variable --token-env names (GITHUB_TOKEN by
+default), the repository's `selfheal-memory` branch on GitHub, through git with the token in a
+header only (`selfheal.bot.gitops.Remote`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from pathlib import Path
 
 from selfheal.agent.exceptions import SelfhealError
 from selfheal.agent.report.html import write_html
-from selfheal.agent.report.memory import LocalMemory, MemoryRecord, find, recall_counts
+from selfheal.agent.report.memory import LocalMemory, MemoryRecord, find, recall_counts, render_lines
+from selfheal.bot.exceptions import BotError
+from selfheal.bot.gitops import Remote
+from selfheal.bot.memorybranch import MEMORY_BRANCH, MemoryBranch
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -35,6 +39,14 @@ def add_memory_commands(commands: argparse._SubParsersAction) -> None:
     )
     memory_cmd.add_argument("--repo", default=".", metavar="PATH", help="the repository (default: .)")
     memory_cmd.add_argument("--file", metavar="PATH", help="a memory file instead of the repository's")
+    memory_cmd.add_argument(
+        "--github", metavar="OWNER/REPO", help="the repository's selfheal-memory branch on GitHub instead"
+    )
+    memory_cmd.add_argument("--server", default="https://github.com", metavar="URL", help=argparse.SUPPRESS)
+    memory_cmd.add_argument(
+        "--token-env", default="GITHUB_TOKEN", metavar="NAME",
+        help="with --github: the environment variable holding the token (default GITHUB_TOKEN)",
+    )  # fmt: skip
     report_cmd = commands.add_parser(
         "report",
         help="render a run's report.html from its output folder",
@@ -49,9 +61,11 @@ def run_memory_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     try:
         if args.command == "report":
             return _report(args)
+        if args.github:
+            return _branch_memory(args, env)
         store = LocalMemory(Path(args.file)) if args.file else LocalMemory.of_repo(Path(args.repo))
         return _memory(args, store)
-    except SelfhealError as exc:
+    except (SelfhealError, BotError) as exc:  # a store or branch that cannot be read or written
         print(f"selfheal: {exc}", file=sys.stderr)
         return EXIT_FAILED
 
@@ -92,6 +106,37 @@ def _memory(args: argparse.Namespace, store: LocalMemory) -> int:
         return EXIT_OK
     store.forget(record.id)
     print(f"forgot {record.id}")
+    return EXIT_OK
+
+
+def _branch_memory(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    token = env.get(args.token_env, "")
+    if not token:
+        print(f"selfheal: memory --github needs a token in ${args.token_env}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.action in ("show", "forget") and not args.id:
+        print(f"selfheal: memory {args.action} needs the id of a record", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    branch = MemoryBranch(Remote(f"{args.server.rstrip('/')}/{args.github}.git", token))
+    records = branch.read()
+    where = f"{args.github}:{MEMORY_BRANCH}"
+    if args.action == "list":
+        counts = recall_counts(records)
+        for record in records:
+            print(_line(record, counts[record.id]))
+        return EXIT_OK
+    if args.action == "export":
+        sys.stdout.write(render_lines(records))
+        return EXIT_OK
+    record = find(records, args.id)
+    if record is None:
+        print(f"selfheal: no single record {args.id!r} in {where}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.action == "show":
+        print(json.dumps(record.as_dict(), indent=2))
+        return EXIT_OK
+    branch.forget(record.id)
+    print(f"forgot {record.id} in {where}")
     return EXIT_OK
 
 

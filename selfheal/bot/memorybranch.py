@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from selfheal.agent.report.memory import MEMORY_FILE, MemoryRecord, capped, parse_lines, render_lines
@@ -44,21 +45,37 @@ class MemoryBranch:
     def append(self, record: MemoryRecord) -> str:
         """Add `record` on the branch; the commit pushed. Retries from the new tip when another
         heal's commit landed first."""
+
+        def add(records: list[MemoryRecord]) -> list[MemoryRecord]:
+            return capped([*[r for r in records if r.id != record.id], record])
+
+        sha = self._change(add, f"selfheal memory: {record.status} {record.id}")
+        assert sha is not None
+        return sha
+
+    def forget(self, record_id: str) -> str | None:
+        """Drop the record `record_id` (or the one it uniquely prefixes) in a new commit; that
+        commit, or None when there is no such record."""
+        message = f"selfheal memory: forget {record_id}"
+        return self._change(lambda records: [r for r in records if r.id != record_id], message)
+
+    def _change(self, change: Callable[[list[MemoryRecord]], list[MemoryRecord]], message: str) -> str | None:
         last: GitError | None = None
         for attempt in range(ATTEMPTS):
             with _Scratch(self.remote, self.parent) as scratch:
                 tip = scratch.fetch_tip()
                 records = parse_lines(scratch.file_at(tip)) if tip else []
-                kept = capped([*[r for r in records if r.id != record.id], record])
-                sha = scratch.commit(render_lines(kept), tip, f"selfheal memory: {record.status} {record.id}",
-                                     self.author)  # fmt: skip
+                kept = change(records)
+                if tip and kept == records:
+                    return None  # nothing to change: no empty commit
+                sha = scratch.commit(render_lines(kept), tip, message, self.author)
                 try:
                     scratch.push(sha)
                     return sha
                 except GitError as exc:  # another heal's commit landed first: read again
                     last = exc
             time.sleep(0.2 * (attempt + 1))
-        raise GitError(f"the memory record was not pushed after {ATTEMPTS} attempts: {last}")
+        raise GitError(f"the memory was not pushed after {ATTEMPTS} attempts: {last}")
 
 
 class _Scratch:

@@ -81,3 +81,33 @@ def test_the_token_never_reaches_the_branch_or_a_url(fake, tmp_path: Path) -> No
     assert TOKEN not in text
     assert json.loads(text)["messages"][0].startswith("AssertionError: got ")
     assert not [r for r in server.requests() if r["token_in_url"]]
+
+
+def test_selfheal_memory_lists_shows_and_forgets_on_the_branch(
+    fake, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from selfheal.cli import main
+
+    server, bare, _ = fake
+    branch = MemoryBranch(Remote(server.git_url("acme/calc"), TOKEN), parent=tmp_path)
+    branch.append(record("aaa111"))
+    branch.append(record("bbb222", recalled=("aaa111",)))
+    monkeypatch.setenv("MEMORY_TEST_TOKEN", TOKEN)
+    where = ["--github", "acme/calc", "--server", server.url, "--token-env", "MEMORY_TEST_TOKEN"]
+
+    assert main(["memory", "list", *where]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["aaa111", "bbb222"]
+    assert lines[0].endswith("(recalled 1x)")
+    assert main(["memory", "show", "bbb", *where]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == "bbb222"
+    assert main(["memory", "forget", "aaa", *where]) == 0
+    assert capsys.readouterr().out == f"forgot aaa111 in acme/calc:{MEMORY_BRANCH}\n"
+    assert [json.loads(line)["id"] for line in branch_file(bare).splitlines()] == ["bbb222"]
+    assert branch_log(bare)[0][1] == "selfheal memory: forget aaa111"
+    assert branch.forget("zzz") is None  # no such record: no empty commit
+    assert len(branch_log(bare)) == 3
+    monkeypatch.delenv("MEMORY_TEST_TOKEN")
+    assert main(["memory", "list", *where]) == 2
+    assert "needs a token in $MEMORY_TEST_TOKEN" in capsys.readouterr().err
+    assert not [r for r in server.requests() if r["token_in_url"]]
