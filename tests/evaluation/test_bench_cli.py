@@ -58,6 +58,7 @@ def test_a_smoke_run_heals_checks_hidden_tests_writes_everything_and_passes_the_
         assert task["fix_strategy"] == "search" and task["fix_family"]
         assert task["tokens"] == 0 and task["cost_usd"] == 0
         assert (tmp_path / "runs" / task["id"] / "report.json").is_file()
+        assert (tmp_path / "runs" / task["id"] / "report.html").is_file()  # the run drawn, beside it
     assert tasks[NEEDS_TWO_CANDIDATES]["first_plausible"] == 2
     assert document["overall"]["reference_validated_rate"] == 1.0
     assert document["overfitting"] == []
