@@ -91,7 +91,7 @@ def test_heal_prints_the_outcome_and_writes_every_output(make_repo, tmp_path, ca
     assert "healed: 1 failing test pass now, no test broke (verdict: all 5 rules hold)" in err
     assert "  fix: pkg/age.py:2: `>` -> `>=` in `age > 18`" in err
     written = set(p.name for p in out_dir.iterdir())
-    shown = "report.json, patch.diff, summary.md, lessons.md, trace.jsonl"
+    shown = "report.json, report.html, patch.diff, summary.md, lessons.md, trace.jsonl"
     shown += ", tests/" if "tests" in written else ""
     assert f"outputs: {out_dir}/ ({shown})" in err
     assert f"apply with: git -C {repo} apply {out_dir / 'patch.diff'}" in err
@@ -106,9 +106,12 @@ def test_heal_prints_the_outcome_and_writes_every_output(make_repo, tmp_path, ca
     assert report["files_changed"] == ["pkg/age.py"]
     patch = (out_dir / "patch.diff").read_text(encoding="utf-8")
     assert "-    return age > 18\n+    return age >= 18\n" in patch
-    # the repository itself was not touched ...
+    # the repository itself was not touched: only selfheal's own git-ignored .selfheal/ got the
+    # memory of this heal ...
     assert status_porcelain(repo) == ""
-    assert tree_bytes(repo) == before
+    after = tree_bytes(repo)
+    assert sorted(set(after) - set(before)) == [".selfheal/.gitignore", ".selfheal/memory.jsonl"]
+    assert {k: v for k, v in after.items() if not k.startswith(".selfheal/")} == before
     # ... and the patch applies to it as it is
     check = subprocess.run(
         ["git", "-C", str(repo), "apply", "--check", str(out_dir / "patch.diff")],
@@ -350,7 +353,8 @@ def test_the_same_seed_gives_the_same_patch(make_repo, tmp_path, capsys):
     repo = make_repo(BUGGY)
     patches, screened = [], []
     for run in ("one", "two"):
-        code, _, _ = heal_cli(capsys, repo, "--out", tmp_path / run, "--seed", "7")
+        # memory off: with it on, the second run would recall the first (a different input)
+        code, _, _ = heal_cli(capsys, repo, "--out", tmp_path / run, "--seed", "7", "--memory", "off")
         assert code == 0
         patches.append((tmp_path / run / "patch.diff").read_text(encoding="utf-8"))
         trace = (tmp_path / run / "trace.jsonl").read_text(encoding="utf-8").splitlines()

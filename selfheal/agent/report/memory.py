@@ -236,18 +236,22 @@ class LocalMemory:
         return render_lines(self.records())
 
     def _rewrite(self, change, scrub: Scrubber | None = None) -> list[MemoryRecord]:
-        lock = self.path.with_name(self.path.name + ".lock")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ignore = self.path.parent / ".gitignore"
             if self.path.parent.name == ".selfheal" and not ignore.exists():
                 ignore.write_text("# selfheal run outputs\n*\n", encoding="utf-8")  # as the runs' folder
-            with lock.open("a") as held:
-                fcntl.flock(held, fcntl.LOCK_EX)  # two heals of one checkout append one after the other
+            folder = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                # the folder is the lock (no lock file left behind): two heals of one checkout
+                # rewrite the store one after the other, so both records land
+                fcntl.flock(folder, fcntl.LOCK_EX)
                 kept = change(self.records())
                 partial = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
                 partial.write_text(render_lines(kept, scrub), encoding="utf-8")
                 os.replace(partial, self.path)
+            finally:
+                os.close(folder)  # and with it the lock
         except OSError as exc:
             raise HealError(f"could not write the memory {self.path}: {exc.strerror or exc}") from exc
         return kept

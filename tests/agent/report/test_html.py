@@ -60,6 +60,13 @@ def screenshot(page: Path, png: Path) -> Image.Image:
     return Image.open(png).convert("RGB")
 
 
+def keep(png: Path) -> None:
+    """A copy of the screenshot where SELFHEAL_SCREENSHOTS says, for a person to look at."""
+    folder = os.environ.get("SELFHEAL_SCREENSHOTS")
+    if folder:
+        shutil.copy(png, Path(folder) / png.name)
+
+
 def colours(image: Image.Image) -> Counter:
     return Counter({colour: count for count, colour in image.getcolors(maxcolors=1 << 24)})
 
@@ -122,9 +129,7 @@ def test_selfheal_report_renders_a_run_folder_again(search_run, tmp_path, capsys
 def test_the_search_heal_report_in_headless_chromium(search_run, tmp_path):
     image = screenshot(search_run / HTML_FILE, tmp_path / "search.png")
     assert_drawn(image)
-    shutil.copy(
-        tmp_path / "search.png", Path(os.environ.get("SELFHEAL_SCREENSHOTS", tmp_path)) / "search.png"
-    )
+    keep(tmp_path / "search.png")
 
 
 def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_path):
@@ -152,7 +157,7 @@ def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_p
     assert "<details><summary>debugger" in html  # collapsed until opened
     image = screenshot(out / HTML_FILE, tmp_path / "model.png")
     assert_drawn(image)
-    shutil.copy(tmp_path / "model.png", Path(os.environ.get("SELFHEAL_SCREENSHOTS", tmp_path)) / "model.png")
+    keep(tmp_path / "model.png")
 
 
 def test_a_report_of_1500_screenings_stays_under_two_megabytes(search_run):
