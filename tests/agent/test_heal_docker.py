@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.skipif(CLIENT is None, reason=REASON), pytest.mark.slo
 
 def copy_example(name: str, tmp_path: Path) -> Path:
     repo = tmp_path / name
-    shutil.copytree(EXAMPLES / name, repo)
+    shutil.copytree(EXAMPLES / name, repo, ignore=shutil.ignore_patterns(".selfheal"))  # no demo's memory
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "example")

@@ -87,7 +87,8 @@ def example_repo(name: str, tmp_path: Path) -> Path:
     shutil.copytree(
         EXAMPLES / name,
         repo,
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".benchmarks"),
+        # .selfheal: a demo run's memory would be recalled and change the search's order
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".benchmarks", ".selfheal"),
     )
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
