@@ -33,6 +33,8 @@ def caught_by(result: dict) -> str:
     """For a case the verdict may let through (overfit, detection): what, if anything, noticed."""
     if result["stage"] in REFUSED:
         return f"refused ({where(result)})"
+    if result.get("overfit_risks"):
+        return "overfit review: " + ", ".join(k.replace("_", " ") for k in result["overfit_risks"])
     if result["open_risks"]:
         return "edge-case proof: open risks"
     if result["status"] not in ("healed", "partial"):

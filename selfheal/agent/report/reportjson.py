@@ -97,6 +97,10 @@ def build_report(result: HealResult) -> dict[str, Any]:
         ],
         "open_risks": list(result.tests.risks),
         "critic": list(result.critic),  # concerns of a critic who sent the shipped patch back
+        # what in the shipped patch may only fit the tests (agent/repair/overfit.py): for the reviewer
+        "overfit_risks": [
+            {"kind": r.kind, "function": r.function, "detail": r.detail} for r in result.overfit_risks
+        ],
         "lessons": build_lessons(result),
         "iterations": result.iterations,
         "metrics": {
