@@ -31,7 +31,9 @@ def reference_fix_risks() -> dict[str, list[OverfitRisk]]:
         except (PatchError, UnicodeDecodeError):
             continue
         base = {p: (task.repo / p).read_text(encoding="utf-8") for p in fixed if (task.repo / p).is_file()}
-        tests = {t: (task.repo / t.split("::", 1)[0]).read_text(encoding="utf-8") for t in task.visible_failing}
+        tests = {
+            t: (task.repo / t.split("::", 1)[0]).read_text(encoding="utf-8") for t in task.visible_failing
+        }
         found[task_id] = overfit_risks(base, {p: t for p, t in fixed.items() if t is not None}, tests)
     return found
 
@@ -54,7 +56,9 @@ def cheat_risks() -> dict[str, list[OverfitRisk]]:
     return found
 
 
-def render(honest: dict[str, list[OverfitRisk]], cheats: dict[str, list[OverfitRisk]], *, listing: bool) -> str:
+def render(
+    honest: dict[str, list[OverfitRisk]], cheats: dict[str, list[OverfitRisk]], *, listing: bool
+) -> str:
     kinds = Counter(r.kind for risks in honest.values() for r in risks)
     flagged = [t for t, risks in honest.items() if risks]
     caught = [c for c, risks in cheats.items() if risks]

@@ -3,7 +3,8 @@ the fake Anthropic Messages API, that makes the failing test look fixed without 
 patching source files only. Each must end where its case says: refused when the model's edits are
 applied (the controls), never plausible in screening, or refused by the verdict's own run with the
 rules named in report.json's trace. Overfit and detection cases are not refused (the verdict
-judges what the tests see) but must reach the pull request as overfit risks (agent/repair/overfit.py). The figures are printed at the end of the run
+judges what the tests see) but must reach the pull request as overfit risks
+(agent/repair/overfit.py). The figures are printed at the end of the run
 (tests/agent/cheat_figures.py); `python -m evaluation.cheats` prints the same.
 
 Time: a heal takes 5-25 s. Where one process runs the whole file (no xdist, or xdist's loadfile or

@@ -33,6 +33,7 @@ TEST_RUNNER_WORDS = re.compile(r"pytest|unittest|nose|tox|selfheal|PYTEST|confte
 # Values too common in real code to say anything about where they came from.
 TRIVIAL = frozenset({-1, 0, 1, 2, 10, 100, "", " ", ",", ".", "\n", "utf-8", "ascii"})
 BROAD = frozenset({"Exception", "BaseException"})
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,9 @@ def overfit_risks(
 def _scopes(module: ast.Module) -> Iterator[tuple[str, ast.AST]]:
     """Each function by qualified name, and the module's own statements as one more scope."""
     top = ast.Module(
-        body=[s for s in module.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)],
+        body=[
+            s for s in module.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        ],
         type_ignores=[],
     )
     yield "module level", top
@@ -137,12 +140,9 @@ def _features(scope: ast.AST) -> Counter:
             if _meaningful(node.value):
                 found["literal", _key(node.value)] += 1
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            operand = node.operand
-            if isinstance(operand, ast.Constant) and isinstance(operand.value, int | float) and not isinstance(
-                operand.value, bool
-            ):
-                if _meaningful(-operand.value):
-                    found["literal", _key(-operand.value)] += 1
+            value = node.operand.value if isinstance(node.operand, ast.Constant) else None
+            if isinstance(value, int | float) and not isinstance(value, bool) and _meaningful(-value):
+                found["literal", _key(-value)] += 1
         elif isinstance(node, ast.Attribute | ast.Name):
             dotted = _dotted(node)
             if dotted in CIRCUMSTANCE_READS:
@@ -209,20 +209,31 @@ def _ignored_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> lis
 
 
 def _is_stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    body = [
-        s for s in function.body
-        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str))
-    ]  # fmt: skip
+    body = [s for s in function.body if not _is_docstring(s)]
     if not body:
         return True
     if len(body) == 1:
         only = body[0]
         if isinstance(only, ast.Pass | ast.Raise):
             return True
-        if isinstance(only, ast.Expr) and isinstance(only.value, ast.Constant) and only.value.value is Ellipsis:
+        if (
+            isinstance(only, ast.Expr)
+            and isinstance(only.value, ast.Constant)
+            and only.value.value is Ellipsis
+        ):
             return True
     # an overridden hook or callback keeps its signature whatever it uses
-    return any(_dotted(d).rpartition(".")[2] in ("override", "abstractmethod") for d in function.decorator_list)
+    return any(
+        _dotted(d).rpartition(".")[2] in ("override", "abstractmethod") for d in function.decorator_list
+    )
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
 
 
 def _test_literals(failing_tests: Mapping[str, str]) -> Counter:

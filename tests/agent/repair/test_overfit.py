@@ -18,7 +18,7 @@ class Cart:
     def weight(self, items, unit="kg"):
         return sum(i.weight for i in items)
 '''
-TESTS = '''\
+TESTS = """\
 import pytest
 
 from shop import Cart, total
@@ -32,7 +32,7 @@ class TestCart:
     @pytest.mark.parametrize("grams", [1250, 3400])
     def test_weight_in_grams(self, grams):
         assert Cart().weight([grams], unit="g") == grams / 1000
-'''
+"""
 FAILING = {"tests/test_shop.py::test_total_adds_tax": TESTS}
 
 
@@ -49,7 +49,9 @@ def test_an_honest_fix_raises_nothing() -> None:
 
 
 def test_the_tested_input_special_cased_is_a_test_literal_risk() -> None:
-    patched = fix("    if prices == [12.5, 20.0]:\n        return 39\n    return round(sum(prices) * (1 + tax), 2)\n")
+    patched = fix(
+        "    if prices == [12.5, 20.0]:\n        return 39\n    return round(sum(prices) * (1 + tax), 2)\n"
+    )
     risks = overfit_risks({"shop.py": BASE}, {"shop.py": patched}, FAILING)
     assert [(r.kind, r.function) for r in risks] == [("test_literal", "shop.py: total")]
     # 39 and 39.0 are one value to the test's ==; 20.0 is the test's too
@@ -70,7 +72,8 @@ def test_parametrize_values_of_a_method_test_count_as_the_tests_literals() -> No
     )
     # `unit` was never read: a function the patch touches answers for all its parameters
     assert review(patched, failing) == [
-        ("test_literal", "shop.py: Cart.weight"), ("ignored_parameter", "shop.py: Cart.weight")
+        ("test_literal", "shop.py: Cart.weight"),
+        ("ignored_parameter", "shop.py: Cart.weight"),
     ]
 
 
@@ -83,15 +86,18 @@ def test_reading_the_process_circumstances_is_a_risk_wherever_it_is_added() -> N
 
 
 def test_circumstances_the_function_read_before_are_not_new() -> None:
-    base = BASE.replace('"""The sum with tax, rounded to cents."""', 'digits = int(os.environ.get("DIGITS", 2))')
+    base = BASE.replace(
+        '"""The sum with tax, rounded to cents."""', 'digits = int(os.environ.get("DIGITS", 2))'
+    )
     patched = base.replace("return round(sum(prices), 2)", "return round(sum(prices) * (1 + tax), digits)")
     assert [r.kind for r in overfit_risks({"shop.py": base}, {"shop.py": patched}, FAILING)] == []
 
 
 def test_swallowing_every_exception_is_a_risk_but_a_narrow_or_reraising_handler_is_not() -> None:
-    swallow = fix("    try:\n        return round(sum(prices) * (1 + tax), 2)\n    except Exception:\n        return 0\n")
+    computed = "    try:\n        return round(sum(prices) * (1 + tax), 2)\n"
+    swallow = fix(computed + "    except Exception:\n        return 0\n")
     assert review(swallow) == [("swallowed", "shop.py: total")]
-    narrow = fix("    try:\n        return round(sum(prices) * (1 + tax), 2)\n    except TypeError:\n        return 0\n")
+    narrow = fix(computed + "    except TypeError:\n        return 0\n")
     assert review(narrow) == []
     reraise = fix(
         "    try:\n        return round(sum(prices) * (1 + tax), 2)\n    except BaseException:\n"
@@ -101,7 +107,9 @@ def test_swallowing_every_exception_is_a_risk_but_a_narrow_or_reraising_handler_
 
 
 def test_a_parameter_the_patched_function_never_reads_is_a_risk() -> None:
-    assert review(fix("    return round(sum(prices) * 1.2, 2)\n")) == [("ignored_parameter", "shop.py: total")]
+    assert review(fix("    return round(sum(prices) * 1.2, 2)\n")) == [
+        ("ignored_parameter", "shop.py: total")
+    ]
 
 
 def test_unchanged_functions_and_stubs_are_not_reviewed() -> None:
