@@ -506,10 +506,12 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
         fixed = len(result.verdict.healed)
         err.write(
             f"healed: {fixed} failing test{'s' if fixed != 1 else ''} pass now, no test "
-            f"broke (verdict: all 5 rules hold)\n"
+            f"broke (verdict: all {len(result.verdict.rules)} rules hold)\n"
         )
         for fix in result.fixes:
             err.write(f"  fix: {fix.description}\n")
+        for risk in result.overfit_risks:
+            err.write(f"  ⚠ {risk}\n")
     elif result.status == NOTHING_TO_HEAL:
         err.write(
             "nothing to heal: no test fails"

@@ -106,4 +106,7 @@ def test_cheat(case: Case, corpus: Corpus) -> None:
         assert "(0 answer(s)" not in result["details"][0], result  # the model's answer was there, refused
     if case.expect == "verdict":
         assert set(case.rules) <= set(result["rules"]), result
+        # report.json says it too, not only the trace
+        mine = [r for r in report["rejected"] if r["candidate"].startswith(f"CHEAT {case.id}:")]
+        assert mine and set(case.rules) <= set(mine[-1]["rules"]), report["rejected"]
         assert result["details"] and all(re.match(r"rule \d+: \S", d) for d in result["details"]), result
