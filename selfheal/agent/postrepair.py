@@ -94,13 +94,8 @@ class AfterRepair:
     def review_overfit(self, targets: list[str]) -> None:
         """Signs in the shipped patch that it fits the failing tests rather than fixing the bug, for
         the pull request: the verdict cannot see them, since the tests pass honestly."""
-        result, workspace = self.state.result, self.state.workspace
-        tests: dict[str, str] = {}
-        for test in targets:
-            try:
-                tests[test] = workspace.base_text(test.partition("::")[0])
-            except (WorkspaceError, UnicodeDecodeError):
-                continue
+        result = self.state.result
+        tests = self.rounds.test_texts(targets)
         with stage(self.state.events, "overfit_review") as info:
             result.overfit_risks = tuple(overfit_risks(result.base_texts, result.changes, tests))
             info.update(risks=len(result.overfit_risks), kinds=sorted({r.kind for r in result.overfit_risks}))

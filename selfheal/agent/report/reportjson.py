@@ -103,13 +103,15 @@ def build_report(result: HealResult) -> dict[str, Any]:
         # candidates that passed screening and were refused by the verdict's run, with the rules
         "rejected": [
             {
-                "candidate": r.candidate.description[:300], "strategy": r.candidate.strategy,
-                "file": r.candidate.file, "function": r.candidate.function,
+                "candidate": r.candidate.description[:300],
+                "strategy": r.candidate.strategy,
+                "file": r.candidate.file,
+                "function": r.candidate.function,
                 "rules": sorted({rule.number for rule in r.verdict.rules if not rule.holds}),
                 "violations": [v[:500] for v in r.verdict.violations],
             }
             for r in result.rejections[:MAX_REJECTED_SHOWN]
-        ],  # fmt: skip
+        ],
         # what in the shipped patch may only fit the tests (agent/repair/overfit.py): for the reviewer
         "overfit_risks": [
             {"kind": r.kind, "function": r.function, "detail": r.detail} for r in result.overfit_risks
