@@ -373,7 +373,8 @@ class Bot:
             branch=branch_for(signature),
             base_branch=target.branch,
             base_sha=result.base_sha,
-            draft=self.settings.draft or result.status != HEALED,
+            # a patch that may only fit the tests asks for a review before anyone can merge it
+            draft=self.settings.draft or result.status != HEALED or bool(result.overfit_risks),
         )
 
     # -- review mode --------------------------------------------------------------------------------

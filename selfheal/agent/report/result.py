@@ -8,6 +8,7 @@ from selfheal.agent.localize.spectrum import Localization, Target
 from selfheal.agent.model.debugger import Diagnosis
 from selfheal.agent.newtests.cases import TestGeneration
 from selfheal.agent.repair.edits import Candidate
+from selfheal.agent.repair.overfit import OverfitRisk
 from selfheal.agent.repair.strategy import Screening
 from selfheal.agent.run.testrun import TestReport
 from selfheal.agent.verdict import Verdict
@@ -83,6 +84,7 @@ class HealResult:
     tests: TestGeneration = field(default_factory=TestGeneration)  # generated tests and their proof
     test_files: dict[str, str] = field(default_factory=dict)  # new test files (project-relative) -> text
     critic: list[str] = field(default_factory=list)  # the critic's concerns about the shipped patch
+    overfit_risks: tuple[OverfitRisk, ...] = ()  # what in the shipped patch may only fit the tests
     memory: str = "off"  # where earlier heals were recalled from ("off": memory was not used)
     recalled: tuple = ()  # of recall.Recalled: the earlier heals most like this failure
 
