@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from selfheal.agent.config import build_config, choose_sandbox_for
 from selfheal.agent.events import EventSink, Fanout, Trace
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.loop import heal
+from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
@@ -60,6 +62,10 @@ class BotSettings:
     workdir: Path | None = None
     # git: commit in a git directory made after the heal and push; api: GitHub's Git Data API
     publish_with: str = "git"
+    # keys and endpoints of the model clients (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OLLAMA_HOST),
+    # from the workflow's inputs or the server's environment: read by the clients in this process
+    # only, never the sandbox's environment, never the repository's to redirect
+    model_env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.min_permission not in PERMISSION_RANK or self.min_permission == "none":
@@ -254,28 +260,29 @@ class Bot:
             flags["test_command"] = trigger.test_command
         if trigger.command and trigger.command.targets:
             flags["targets"] = trigger.command.targets
-        # the repo's own `provider` setting is for `selfheal heal`; here the search heals
-        provider = flags.setdefault("provider", "none")
-        if provider != "none":
-            raise ConfigError(
-                f"provider {provider!r}: the Action and the bot heal with the built-in search "
-                "(provider none) in this release; model providers work in `selfheal heal` so far"
-            )
+        # the provider is the caller's (the workflow's inputs, the server's config): the repository
+        # may pick models and roles, never make the caller's key pay for a provider it did not set
+        flags.setdefault("provider", "none")
+        flags["caller_endpoints"] = True
         # on GitHub a token sits next to the repository's code: a sandbox that cannot keep the
         # code away from selfheal's process is refused unless the workflow accepted the risk
         flags["require_contained"] = True
-        config = build_config(path, flags)
+        config = build_config(path, flags, self.settings.model_env)
         if self.settings.extra_protected:
             config = replace(config, protected=(*config.protected, *self.settings.extra_protected))
-        if trigger.context:
-            config.extra["context"] = trigger.context  # for a model; the embedded engine ignores it
         try:
             sandbox, note = choose_sandbox_for(config)
         except SandboxUnavailable as exc:
             raise ConfigError(f"sandbox {config.sandbox}: {exc}") from exc
+        model = setup_for(
+            config.llm, self.settings.model_env, token_budget=config.max_tokens,
+            usd_budget=config.max_usd, parallel=config.parallel,
+        )  # fmt: skip
+        if model is not None and trigger.context:
+            model = replace(model, hint=trigger.context)
         trace = Trace()
         try:
-            result = heal(config, sandbox, Fanout(trace, progress, self.log))
+            result = heal(config, sandbox, Fanout(trace, progress, self.log), model=model)
         except SandboxUnavailable as exc:
             raise SandboxRefused(
                 f"selfheal did not run the repository's code: no sandbox here keeps it away from the "

@@ -97,6 +97,7 @@ def build_report(result: HealResult) -> dict[str, Any]:
         ],
         "open_risks": list(result.tests.risks),
         "critic": list(result.critic),  # concerns of a critic who sent the shipped patch back
+        "model": result.model,
         "lessons": build_lessons(result),
         "iterations": result.iterations,
         "metrics": {
