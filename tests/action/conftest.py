@@ -59,9 +59,11 @@ class World:
         *,
         python: str = sys.executable,
         path: str | None = None,
+        env: dict[str, str] | None = None,
         **inputs: str,
     ) -> ActionRun:
-        """`python` runs selfheal; `path`, if given, is the runner's PATH."""
+        """`python` runs selfheal; `path`, if given, is the runner's PATH; `env`, variables the
+        workflow's `env:` would add to the step."""
         self.runs += 1
         work = self.tmp / f"run{self.runs}"
         workspace, temp = work / "workspace", work / "runner_temp"
@@ -70,7 +72,9 @@ class World:
         event = work / "event.json"
         event.write_text(json.dumps(payload), encoding="utf-8")
         output, summary = work / "output", work / "summary.md"
+        step_env = env or {}
         env = runner_env(self, event_name, event, workspace, temp, output, summary, inputs)
+        env.update(step_env)
         if path is not None:
             env["PATH"] = path
         done = subprocess.run(
