@@ -109,3 +109,19 @@ def test_heal_with_ollama_opens_a_pull_request_with_the_models_patch(temps_world
     assert "| **total** | 7 | 5200 | 460 | $0.0000 |" in pull["body"]
     assert (run.outputs["provider"], run.outputs["tokens-in"], run.outputs["cost-usd"]) == ("ollama", "5200", "0.0000")
     assert comments_on(world, 7)[0]["body"].count("Pull request opened") == 1
+
+
+def test_no_provider_and_no_key_heals_with_the_search_alone_and_calls_no_model(temps_world: World) -> None:
+    world = temps_world
+    fake = FakeAnthropic.start(world.tmp / "claude", {"api_key": KEY, "steps": anthropic_script()})
+    try:
+        run = world.run("issue_comment", heal_comment(world), env={"ANTHROPIC_BASE_URL": fake.url},
+                        **{"MAX-MINUTES": "1"})  # fmt: skip
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert run.returncode == 0, run.stderr
+    assert requests == []
+    assert (run.outputs["status"], run.outputs["provider"], run.outputs["tokens-in"]) == ("not_healed", "none", "0")
+    report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+    assert report["model"] is None
