@@ -41,6 +41,7 @@ from selfheal.bot.publish import (
 )
 from selfheal.bot.signature import branch_for, failure_signature
 from selfheal.sandbox.exceptions import SandboxError, SandboxUnavailable
+from selfheal.sandbox.secrets import process_scrubber
 
 REFUSED, IGNORED, PROPOSED = "refused", "ignored", "proposed"
 PROPOSAL = re.compile(r"<!-- selfheal:proposal (\{.*?\}) -->")
@@ -245,7 +246,8 @@ class Bot:
         self._conclude(
             trigger,
             progress,
-            f"🚀 Pull request {verb} #{publication.pr_number}: {publication.pr_url}",
+            f"🚀 Pull request {verb} #{publication.pr_number}: {publication.pr_url}"
+            + _model_stopped(outcome.result, "the pull request carries the search's repair"),
             ok=True,
         )
         if trigger.comment_id:
@@ -425,6 +427,7 @@ class Bot:
         return progress
 
     def _conclude(self, trigger: Trigger, progress: ProgressComment | None, text: str, *, ok: bool) -> None:
+        text = process_scrubber().scrub(text)  # a provider's or a test's words may quote a secret
         if progress:
             progress.finish(text)
         if not ok and trigger.comment_id:
@@ -439,6 +442,7 @@ class Bot:
         return "\n".join([
             f"😕 Not healed ({result.status.replace('_', ' ')}): {why}",
             *[f"- {lesson}" for lesson in lessons],
+            *([stopped] if (stopped := _model_stopped(result, "the search had the rest").strip()) else []),
             "",
             "No pull request was opened. The full report is in the run's artifact"
             + (f": {self.settings.run_url}" if self.settings.run_url else "."),
@@ -448,7 +452,7 @@ class Bot:
         if not trigger.issue_number:
             return
         try:
-            self.client.comment(trigger.issue_number, body)
+            self.client.comment(trigger.issue_number, process_scrubber().scrub(body))
         except BotError:
             pass  # telling about a failure must not hide the failure itself
 
@@ -466,6 +470,14 @@ FORK_TEXT = (
     "with a token that can push to this repository. A maintainer can push the branch here and comment "
     "`/heal` on that pull request."
 )
+
+
+def _model_stopped(result: HealResult | None, then: str) -> str:
+    """Why the model stopped before the end (a budget, the API down), for the requester."""
+    stopped = ((result.model or {}).get("stopped_because") if result else None) or ""
+    if not stopped:
+        return ""
+    return f"\n\nThe model stopped early ({stopped.removeprefix('model stopped: ')}); {then}."
 
 
 def _diff(result: HealResult) -> str:

@@ -79,8 +79,14 @@ def anthropic_script() -> list[dict[str, Any]]:
 
     return [
         ok(message(text(json.dumps(SPEC_TESTS)), input_tokens=600, output_tokens=70)),
-        ok(message(text("Check both fixed points."), tool_use("toolu_01", "run_snippet", {"code": SNIPPET}),
-                   input_tokens=1500, output_tokens=90)),  # fmt: skip
+        ok(
+            message(
+                text("Check both fixed points."),
+                tool_use("toolu_01", "run_snippet", {"code": SNIPPET}),
+                input_tokens=1500,
+                output_tokens=90,
+            )
+        ),  # fmt: skip
         ok(message(text(json.dumps(CONCLUSION)), input_tokens=1900, output_tokens=150)),
         ok(message(text(EDIT), input_tokens=1200, output_tokens=80)),
         ok(message(text(EDIT), input_tokens=1200, output_tokens=80)),
@@ -94,7 +100,11 @@ def ollama_script() -> list[dict[str, Any]]:
 
     return [
         ok(chat(json.dumps(SPEC_TESTS), prompt_eval_count=500, eval_count=60)),
-        ok(chat(tool_calls=[tool_call("run_snippet", {"code": SNIPPET})], prompt_eval_count=800, eval_count=40)),
+        ok(
+            chat(
+                tool_calls=[tool_call("run_snippet", {"code": SNIPPET})], prompt_eval_count=800, eval_count=40
+            )
+        ),
         ok(chat(json.dumps(CONCLUSION), prompt_eval_count=1000, eval_count=120)),
         ok(chat(EDIT, prompt_eval_count=700, eval_count=60)),
         ok(chat(EDIT, prompt_eval_count=700, eval_count=60)),

@@ -33,7 +33,9 @@ def heal_comment(world: World, number: int = 7, body: str = "/heal", comment_id:
     return payload
 
 
-def test_heal_with_claude_opens_a_pull_request_with_the_models_patch_tests_and_cost(temps_world: World) -> None:
+def test_heal_with_claude_opens_a_pull_request_with_the_models_patch_tests_and_cost(
+    temps_world: World,
+) -> None:
     world = temps_world
     fake = FakeAnthropic.start(world.tmp / "claude", {"api_key": KEY, "steps": anthropic_script()})
     try:
@@ -50,7 +52,9 @@ def test_heal_with_claude_opens_a_pull_request_with_the_models_patch_tests_and_c
     assert [r["status"] for r in requests] == [200] * 7, [r["status"] for r in requests]
     assert all(r["key_ok"] for r in requests)
     [pull] = pulls_by_head(world, run.outputs["branch"])
-    diff = git(world.tmp, "--git-dir", str(world.remote), "diff", world.shas["feature"], run.outputs["branch"])
+    diff = git(
+        world.tmp, "--git-dir", str(world.remote), "diff", world.shas["feature"], run.outputs["branch"]
+    )
     assert "+" + FIXED.rstrip() in diff.splitlines()
     changed = git(world.tmp, "--git-dir", str(world.remote), "diff", "--name-only", world.shas["feature"],
                   run.outputs["branch"]).split()  # fmt: skip
@@ -77,7 +81,10 @@ def test_heal_with_claude_opens_a_pull_request_with_the_models_patch_tests_and_c
     body = pull["body"]
     assert CONCLUSION["root_cause"] in body
     assert "`run_snippet`" in body and CONCLUSION["evidence"][0] in body
-    assert "| `tests/test_selfheal_to_fahrenheit.py::test_ten_below_zero` | ❌ failed | ✅ passed | fail → pass |" in body
+    assert (
+        "| `tests/test_selfheal_to_fahrenheit.py::test_ten_below_zero` | ❌ failed | ✅ passed | fail → pass |"
+        in body
+    )
     assert "**Critic:** accepted the patch" in body
     assert "| **total** | 7 | 8000 | 610 | $0.0221 |" in body
     # the job summary and the step's outputs carry the same
@@ -107,7 +114,11 @@ def test_heal_with_ollama_opens_a_pull_request_with_the_models_patch(temps_world
     assert (report["provider"], report["fixes"][0]["strategy"]) == ("ollama", "generator")
     [pull] = pulls_by_head(world, run.outputs["branch"])
     assert "| **total** | 7 | 5200 | 460 | $0.0000 |" in pull["body"]
-    assert (run.outputs["provider"], run.outputs["tokens-in"], run.outputs["cost-usd"]) == ("ollama", "5200", "0.0000")
+    assert (run.outputs["provider"], run.outputs["tokens-in"], run.outputs["cost-usd"]) == (
+        "ollama",
+        "5200",
+        "0.0000",
+    )
     assert comments_on(world, 7)[0]["body"].count("Pull request opened") == 1
 
 
@@ -122,6 +133,10 @@ def test_no_provider_and_no_key_heals_with_the_search_alone_and_calls_no_model(t
         fake.stop()
     assert run.returncode == 0, run.stderr
     assert requests == []
-    assert (run.outputs["status"], run.outputs["provider"], run.outputs["tokens-in"]) == ("not_healed", "none", "0")
+    assert (run.outputs["status"], run.outputs["provider"], run.outputs["tokens-in"]) == (
+        "not_healed",
+        "none",
+        "0",
+    )
     report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
     assert report["model"] is None
