@@ -265,3 +265,17 @@ def all_text_under(path: Path) -> str:
     for file in sorted(p for p in path.rglob("*") if p.is_file()):
         chunks.append(file.read_bytes().decode("utf-8", "replace"))
     return "\n".join(chunks)
+
+
+@pytest.fixture
+def temps_world(tmp_path: Path) -> Iterator[World]:
+    """A world whose bug the search cannot fix (tests/action/model_world.py): for model heals."""
+    from tests.action.model_world import github_state, seed_temps_remote
+
+    remote, shas = seed_temps_remote(tmp_path)
+    token = "ghs_" + secrets.token_hex(16)
+    fake = FakeGitHub.start(tmp_path / "fake", github_state(remote, token))
+    try:
+        yield World(tmp_path, remote, fake, token, shas)
+    finally:
+        fake.stop()

@@ -5,16 +5,11 @@ scripts for the fake Anthropic and Ollama servers that heal it the way a model w
 from __future__ import annotations
 
 import json
-import secrets
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.action.conftest import COLLABORATORS, REPO, World
+from tests.action.conftest import COLLABORATORS, REPO
 from tests.conftest import git
-from tests.fakes.github_server import FakeGitHub
 
 FILES = {
     "pyproject.toml": '[project]\nname = "temps"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n',
@@ -52,7 +47,8 @@ SPEC_TESTS = {
         {
             "name": "test_minus_forty_is_the_same_on_both_scales",
             "source": "property",
-            "code": "def test_minus_forty_is_the_same_on_both_scales():\n    assert to_fahrenheit(-40) == -40\n",
+            "code": "def test_minus_forty_is_the_same_on_both_scales():\n"
+            "    assert to_fahrenheit(-40) == -40\n",
         }
     ],
 }
@@ -86,7 +82,7 @@ def anthropic_script() -> list[dict[str, Any]]:
                 input_tokens=1500,
                 output_tokens=90,
             )
-        ),  # fmt: skip
+        ),
         ok(message(text(json.dumps(CONCLUSION)), input_tokens=1900, output_tokens=150)),
         ok(message(text(EDIT), input_tokens=1200, output_tokens=80)),
         ok(message(text(EDIT), input_tokens=1200, output_tokens=80)),
@@ -148,14 +144,3 @@ def github_state(remote: Path, token: str, issue_body: str = "") -> dict[str, An
             "issues": [{"number": 3, "title": "fahrenheit is wrong", "body": issue_body, "user": "alice"}],
         }],
     }  # fmt: skip
-
-
-@pytest.fixture
-def temps_world(tmp_path: Path) -> Iterator[World]:
-    remote, shas = seed_temps_remote(tmp_path)
-    token = "ghs_" + secrets.token_hex(16)
-    fake = FakeGitHub.start(tmp_path / "fake", github_state(remote, token))
-    try:
-        yield World(tmp_path, remote, fake, token, shas)
-    finally:
-        fake.stop()

@@ -15,7 +15,6 @@ from tests.action.model_world import (
     MODEL_TESTS,
     anthropic_script,
     ollama_script,
-    temps_world,  # noqa: F401 - the fixture
 )
 from tests.action.test_action_e2e import comments_on, pulls_by_head, suite_passes_on
 from tests.bot import payloads
@@ -71,8 +70,9 @@ def test_heal_with_claude_opens_a_pull_request_with_the_models_patch_tests_and_c
         "test_ten_below_zero": ("fail_to_pass", "qa_adversarial"),
     }
     model = report["model"]
-    assert model["critic"] == {"decision": "accept", "reason": "adds the missing offset; nothing else changes",
-                               "concerns": []}  # fmt: skip
+    assert model["critic"] == {
+        "decision": "accept", "reason": "adds the missing offset; nothing else changes", "concerns": []
+    }  # fmt: skip
     assert [c["tool"] for c in model["tool_calls"]] == ["run_snippet"]
     assert model["usage"]["total"] == {"calls": 7, "tokens_in": 8000, "tokens_out": 610,
                                        "cost_usd": round((8000 * 2 + 610 * 10) / 1e6, 6)}  # fmt: skip
@@ -81,10 +81,8 @@ def test_heal_with_claude_opens_a_pull_request_with_the_models_patch_tests_and_c
     body = pull["body"]
     assert CONCLUSION["root_cause"] in body
     assert "`run_snippet`" in body and CONCLUSION["evidence"][0] in body
-    assert (
-        "| `tests/test_selfheal_to_fahrenheit.py::test_ten_below_zero` | ❌ failed | ✅ passed | fail → pass |"
-        in body
-    )
+    row = f"| `{MODEL_TESTS}::test_ten_below_zero` | ❌ failed | ✅ passed | fail → pass |"
+    assert row in body
     assert "**Critic:** accepted the patch" in body
     assert "| **total** | 7 | 8000 | 610 | $0.0221 |" in body
     # the job summary and the step's outputs carry the same

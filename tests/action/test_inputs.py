@@ -44,11 +44,13 @@ def test_the_provider_follows_what_the_workflow_gave() -> None:
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"INPUT_PROVIDER": "anthropic"}, "provider anthropic needs the input anthropic-api-key, which is empty"),
+        ({"INPUT_PROVIDER": "anthropic"}, "provider anthropic needs the input anthropic-api-key, which is"),
         ({"INPUT_PROVIDER": "ollama"}, "provider ollama needs the input ollama-host, which is empty"),
         ({"INPUT_PROVIDER": "llamacpp"}, "input provider: 'llamacpp'; choose one of none, anthropic, ollama"),
-        ({"INPUT_ANTHROPIC-API-KEY": "sk-x", "INPUT_ROLES": "critic=ollama"},
-         "provider ollama needs the input ollama-host"),
+        (
+            {"INPUT_ANTHROPIC-API-KEY": "sk-x", "INPUT_ROLES": "critic=ollama"},
+            "provider ollama needs the input ollama-host",
+        ),
         ({"INPUT_ROLES": "judge=anthropic"}, "input roles: unknown role 'judge'"),
         ({"INPUT_ROLES": "generator"}, "input roles: 'generator': expected ROLE=PROVIDER"),
         ({"INPUT_MODEL": "claude-opus-5"}, "input model names a model, but provider is none"),
