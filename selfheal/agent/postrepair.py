@@ -323,6 +323,9 @@ def model_record(strategy: ModelStrategy) -> dict:
             if review
             else None
         ),
+        # why the model's answers did not become the patch: edits refused (tests, CI, unknown
+        # files) or not matching the code
+        "refused_edits": list(dict.fromkeys(strategy.generator.log.problems))[:10],
         "usage": strategy.ledger.as_dict(),
         "stopped_because": strategy.stopped_because or None,
     }

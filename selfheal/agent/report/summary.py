@@ -189,6 +189,10 @@ def _model_part(report: dict[str, Any]) -> list[str]:
         lines += [f"- concern: {concern}" for concern in critic.get("concerns", [])]
         if critic.get("concerns"):
             lines.append("")
+    if model.get("refused_edits"):
+        lines += ["**Model edits that were refused or did not apply:**", ""]
+        lines += [f"- {problem}" for problem in model["refused_edits"]]
+        lines.append("")
     if model.get("stopped_because"):
         lines += [f"**The model stopped early:** {model['stopped_because']}; the search carried on.", ""]
     usage = model.get("usage") or {}
