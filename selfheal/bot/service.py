@@ -40,6 +40,7 @@ from selfheal.bot.publish import (
     push_branch,
 )
 from selfheal.bot.signature import branch_for, failure_signature
+from selfheal.bot.spend import DailySpend
 from selfheal.sandbox.exceptions import SandboxError, SandboxUnavailable
 from selfheal.sandbox.secrets import process_scrubber
 
@@ -67,6 +68,7 @@ class BotSettings:
     # from the workflow's inputs or the server's environment: read by the clients in this process
     # only, never the sandbox's environment, never the repository's to redirect
     model_env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    notice: str = ""  # said with the outcome, e.g. why this job heals without its model
 
     def __post_init__(self) -> None:
         if self.min_permission not in PERMISSION_RANK or self.min_permission == "none":
@@ -427,6 +429,8 @@ class Bot:
         return progress
 
     def _conclude(self, trigger: Trigger, progress: ProgressComment | None, text: str, *, ok: bool) -> None:
+        if self.settings.notice:
+            text += f"\n\n{self.settings.notice}"
         text = process_scrubber().scrub(text)  # a provider's or a test's words may quote a secret
         if progress:
             progress.finish(text)
@@ -470,6 +474,30 @@ FORK_TEXT = (
     "with a token that can push to this repository. A maintainer can push the branch here and comment "
     "`/heal` on that pull request."
 )
+
+
+def within_daily_cap(settings: BotSettings, spend: DailySpend, installation: int) -> BotSettings:
+    """The settings of one job under its installation's daily dollar cap: its max-usd lowered to
+    what is left of the day, or, with nothing left, no model at all (and a notice saying so)."""
+    flags = settings.heal_flags
+    if flags.get("provider", "none") == "none" and not flags.get("roles"):
+        return settings
+    budget = spend.budget_for(installation, flags.get("max_usd"))
+    if budget is None or budget >= 0.0001:
+        return replace(settings, heal_flags={**flags, "max_usd": budget})
+    cap = f"${spend.cap_usd:.2f}" if spend.cap_usd is not None else "the cap"
+    return replace(
+        settings,
+        heal_flags={**flags, "provider": "none", "roles": None, "model": None, "max_usd": None},
+        notice=f"This installation spent its daily model budget ({cap} per UTC day): this heal used the "
+        "search alone, without the model.",
+    )
+
+
+def model_cost(outcome: Outcome) -> float:
+    """Dollars the heal's model calls cost (0 without a model or a report)."""
+    metrics = (outcome.report or {}).get("metrics") or {}
+    return float(metrics.get("cost_usd") or 0.0)
 
 
 def _model_stopped(result: HealResult | None, then: str) -> str:
