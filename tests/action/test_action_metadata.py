@@ -78,3 +78,9 @@ def test_heal_yml_keeps_event_text_out_of_scripts_and_asks_for_least_privilege()
     assert heal_step["with"]["github-token"] == "${{ secrets.GITHUB_TOKEN }}"
     # no checkout: it would leave the token in .git/config of the workspace the artifact comes from
     assert not [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout")]
+
+
+def test_no_expression_in_action_yml_except_the_token_default() -> None:
+    """Runners (and act) refuse `${{ }}` in an action's metadata outside the few places that take one."""
+    text = (ROOT / "action.yml").read_text(encoding="utf-8")
+    assert re.findall(r"\$\{\{[^}]*\}\}", text) == ["${{ github.token }}"]
