@@ -337,7 +337,8 @@ class Bot:
             branch=branch_for(signature),
             base_branch=target.branch,
             base_sha=result.base_sha,
-            draft=self.settings.draft or result.status != HEALED,
+            # a partial heal, or a patch the critic sent back that nothing replaced: a human decides
+            draft=self.settings.draft or result.status != HEALED or bool(result.critic),
         )
 
     # -- review mode --------------------------------------------------------------------------------

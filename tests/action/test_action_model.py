@@ -138,3 +138,33 @@ def test_no_provider_and_no_key_heals_with_the_search_alone_and_calls_no_model(t
     )
     report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
     assert report["model"] is None
+
+
+def test_a_patch_the_critic_sent_back_and_nothing_replaced_opens_a_draft(temps_world: World) -> None:
+    from tests.fakes.anthropic_server import message, ok, text
+
+    world = temps_world
+    send_back = {"decision": "send_back", "reason": "32 is hard-coded", "concerns": ["name the offset"]}
+    no_match = (
+        "temps/convert.py\n<<<<<<< SEARCH\n    return nothing\n=======\n    return 1\n>>>>>>> REPLACE\n"
+    )
+    critic = ok(message(text(json.dumps(send_back)), input_tokens=700, output_tokens=40))
+    steps = [
+        *anthropic_script()[:-1],
+        critic,
+        ok(message(text(no_match), input_tokens=900, output_tokens=40)),
+    ]
+    fake = FakeAnthropic.start(world.tmp / "claude", {"api_key": KEY, "steps": steps})
+    try:
+        run = world.run(
+            "issue_comment", heal_comment(world), env={"ANTHROPIC_BASE_URL": fake.url},
+            **{"ANTHROPIC-API-KEY": KEY, "ROLES": "memory=none", "MAX-MINUTES": "3"},
+        )  # fmt: skip
+    finally:
+        fake.stop()
+    assert run.returncode == 0, run.stderr
+    assert run.outputs["status"] == "healed"
+    [pull] = pulls_by_head(world, run.outputs["branch"])
+    assert pull["draft"] is True
+    assert "**Critic:** sent the patch back: 32 is hard-coded" in pull["body"]
+    assert "- concern: name the offset" in pull["body"]
