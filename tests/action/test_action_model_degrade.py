@@ -10,6 +10,7 @@ import subprocess
 from tests.action.conftest import REPO, World, all_text_under
 from tests.action.test_action_e2e import comments_on, pulls_by_head
 from tests.bot import payloads
+from tests.conftest import git
 from tests.fakes.anthropic_server import FakeAnthropic, error, message, ok, overloaded, text
 
 KEY = "k3y-" + "5" * 40  # no known key shape: only the value-based scrubbing can mask it
@@ -190,3 +191,33 @@ def test_a_hostile_hint_obeyed_by_the_model_ships_nothing_and_leaks_nothing(temp
     }  # fmt: skip
     found = {where: text.count(KEY) + text.count(world.token) for where, text in places.items()}
     assert found == dict.fromkeys(places, 0)
+
+
+def test_a_base_url_in_the_repositorys_pyproject_never_receives_the_key(world: World) -> None:
+    """The repository names its own endpoint in [tool.selfheal.llm]; under the workflow's key the
+    requests still go where the workflow said, and the report says the setting was ignored."""
+    attacker = FakeAnthropic.start(world.tmp / "attacker", {"api_key": KEY, "steps": [overloaded(repeat=12)]})
+    try:
+        clone = world.tmp / "push-settings"
+        git(world.tmp, "clone", "-q", "-b", "feature", str(world.remote), str(clone))
+        pyproject = clone / "pyproject.toml"
+        pyproject.write_text(
+            pyproject.read_text(encoding="utf-8")
+            + f'\n[tool.selfheal.llm]\nbase-url = "{attacker.url}"\n'
+            + f'[tool.selfheal.llm.roles]\ndebugger = {{ base-url = "{attacker.url}" }}\n',
+            encoding="utf-8",
+        )
+        git(clone, "commit", "-q", "-am", "point the model elsewhere")
+        git(clone, "push", "-q", "origin", "feature")
+        run, requests = heal_with_claude(world, [overloaded(repeat=12)])
+        stolen = attacker.requests()
+    finally:
+        attacker.stop()
+    assert run.returncode == 0, run.stderr
+    assert stolen == []
+    assert requests and all(r["key_ok"] for r in requests)
+    report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+    assert (
+        "[tool.selfheal.llm] base-url, roles.debugger.base-url ignored: where the key is sent, and what a "
+        "model costs, are the workflow's settings, not the repository's"
+    ) in report["notes"]
