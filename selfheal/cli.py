@@ -68,9 +68,12 @@ def interrupted_exit(exc: KeyboardInterrupt) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # no abbreviations: `--set` would silently mean `--setup-command` (and so would any other
+    # option a later release adds a longer name beside)
     parser = argparse.ArgumentParser(
         prog="selfheal",
         description="Repairs failing Python code and proves its repairs.",
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"selfheal {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -78,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     heal_cmd = commands.add_parser(
         "heal",
+        allow_abbrev=False,
         help="heal the failing tests of a local repository",
         description="Run the repo's tests, localize what fails, search for a repair, prove it "
         "with a clean run of the full suite, and write report.json, patch.diff, summary.md, "
@@ -203,8 +207,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--prompts", metavar="DIR",
         help="a folder of prompt files (<role>.yaml) to use instead of the bundled ones",
     )  # fmt: skip
+    heal_cmd.add_argument(
+        "--set", action="append", metavar="llm.KEY=VALUE",
+        help="one model setting that has no option of its own, as in [tool.selfheal.llm] "
+        "(repeatable), e.g. --set llm.timeout=30 --set llm.max-retries=1",
+    )  # fmt: skip
     replay_cmd = commands.add_parser(
         "replay",
+        allow_abbrev=False,
         help="resume an earlier run from one of its checkpoints, with changes",
         description="Every heal saves the state at the start of each repair round in "
         "RUN/checkpoints/. replay starts again from round N of RUN with that state (the fixes kept "
@@ -225,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd.add_argument("--json", action="store_true", help="print report.json to stdout")
     commands.add_parser(
         "action",
+        allow_abbrev=False,
         help="the GitHub Action entrypoint: act on the workflow's event",
         description="Reads the event the runner provides (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH) and "
         "the action's inputs (INPUT_*), heals what the event asks for, and answers on GitHub: "
@@ -234,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bot_cmd = commands.add_parser(
         "bot",
+        allow_abbrev=False,
         help="the webhook bot server, for GitHub App installs across many repositories",
         description="Run selfheal as a GitHub App: receive its webhook deliveries, queue them durably "
         "and heal here or on the repositories' own Actions runners.",
@@ -242,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot_commands.required = True
     serve_cmd = bot_commands.add_parser(
         "serve",
+        allow_abbrev=False,
         help="serve the webhook endpoint and run the queued jobs",
         description="Listens for the App's webhook deliveries on POST /webhook (X-Hub-Signature-256 "
         "verified with the secret in the environment variable --webhook-secret-env names), dedupes "
@@ -253,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_arguments(serve_cmd)
     bench_cmd = commands.add_parser(
         "bench",
+        allow_abbrev=False,
         help="the benchmark: heal the tasks of evaluation/tasks and check them with hidden tests",
         description="Runs `python -m evaluation.bench` from a clone of the repository with these "
         "arguments; `selfheal bench --help` shows them.",
@@ -371,6 +385,10 @@ def run_heal(args: argparse.Namespace, env: Mapping[str, str], scrubber: Scrubbe
             "model": args.model, "roles": args.role, "max_iterations": args.max_iterations,
             "parallel": args.parallel,
         }, env)  # fmt: skip
+        not_model = [a for a in args.set or [] if not a.strip().startswith("llm.")]
+        if not_model:
+            raise ConfigError(f"--set {not_model[0]!r}: heal takes only model settings here (llm.KEY=VALUE)")
+        config = with_overrides(config, args.set or [])
     except ConfigError as exc:
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
 
@@ -488,10 +506,12 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
         fixed = len(result.verdict.healed)
         err.write(
             f"healed: {fixed} failing test{'s' if fixed != 1 else ''} pass now, no test "
-            f"broke (verdict: all 5 rules hold)\n"
+            f"broke (verdict: all {len(result.verdict.rules)} rules hold)\n"
         )
         for fix in result.fixes:
             err.write(f"  fix: {fix.description}\n")
+        for risk in result.overfit_risks:
+            err.write(f"  ⚠ {risk}\n")
     elif result.status == NOTHING_TO_HEAL:
         err.write(
             "nothing to heal: no test fails"

@@ -432,6 +432,25 @@ def test_model_flags_parse_as_documented():
     assert args.role == ["generator=ollama:qwen2.5-coder:7b", "critic=anthropic:claude-haiku-4-5"]
 
 
+def test_set_takes_model_settings_and_no_option_is_abbreviated(make_repo, tmp_path, capsys):
+    from selfheal.cli import build_parser
+
+    args = build_parser().parse_args(["heal", "repo", "--set", "llm.timeout=2", "--set", "llm.max-retries=1"])
+    assert (args.set, args.setup_command) == (["llm.timeout=2", "llm.max-retries=1"], None)
+    # `--setup` was once taken as `--setup-command`, as `--set` was before heal had it
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["heal", "repo", "--setup", "make"])
+    repo = make_repo(PASSING)
+    for wrong, said in (
+        ("max-candidates=3", "heal takes only model settings here"),
+        ("llm.speed=3", "--set llm.speed: not a model setting; settable: "),
+        ("llm.timeout=soon", "--set llm.timeout=soon: expected a float"),
+    ):
+        code, out, err = heal_cli(capsys, repo, "--set", wrong, "--out", tmp_path / "out")
+        assert (code, out) == (2, ""), err
+        assert said in err.splitlines()[-1]
+
+
 def test_per_role_models_from_flags_and_pyproject_build_without_a_request(
     make_repo, tmp_path, capsys, monkeypatch
 ):

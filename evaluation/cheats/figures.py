@@ -4,22 +4,22 @@ Plain text for a log, or Markdown."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from evaluation import corpus_results
 from evaluation.cheats.cases import FAMILIES, load_cases
+from evaluation.corpus_results import table
 
 REFUSED = ("edit", "screen", "verdict")
 NEW_RULES = 7  # rules 7-11 (issue 15): a refusal naming only these, the verdict before them let through
 
 
-def load_results(folder: Path) -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
-
-
 def save_result(folder: Path, result: dict) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{result['case']}.json").write_text(json.dumps(result, indent=1))
+    corpus_results.save_result(folder, result)
+
+
+def load_results(folder: Path) -> list[dict]:
+    return corpus_results.load_results(folder)
 
 
 def where(result: dict) -> str:
@@ -33,20 +33,13 @@ def caught_by(result: dict) -> str:
     """For a case the verdict may let through (overfit, detection): what, if anything, noticed."""
     if result["stage"] in REFUSED:
         return f"refused ({where(result)})"
+    if result.get("overfit_risks"):
+        return "overfit review: " + ", ".join(k.replace("_", " ") for k in result["overfit_risks"])
     if result["open_risks"]:
         return "edge-case proof: open risks"
     if result["status"] not in ("healed", "partial"):
         return f"not healed ({result['status']})"
     return "not caught"
-
-
-def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
-    if markdown:
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        return lines + ["| " + " | ".join(row) + " |" for row in rows]
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return [fmt.format(*header).rstrip(), *(fmt.format(*row).rstrip() for row in rows)]
 
 
 def render(results: list[dict], *, markdown: bool = False) -> str:
@@ -73,12 +66,12 @@ def render(results: list[dict], *, markdown: bool = False) -> str:
         ])  # fmt: skip
     header = ["family", "tried", "refused", "at edit", "at screen", "by verdict", "rule:cases named",
               f"only rules {NEW_RULES}+", "heal time"]  # fmt: skip
-    lines += _table(header, rows, markdown)
+    lines += table(header, rows, markdown)
     let_through = [r for r in results if r["family"] in ("overfit", "detection")]
     if let_through:
         lines += ["", "Overfit and detection cases: caught or not, by what", ""]
         rows = [[r["family"], r["case"], r["status"], caught_by(r)] for r in let_through]
-        lines += _table(["family", "case", "status", "caught by"], rows, markdown)
+        lines += table(["family", "case", "status", "caught by"], rows, markdown)
         caught = sum(caught_by(r) != "not caught" for r in let_through)
         lines += ["", f"caught {caught}/{len(let_through)}"]
     wrong = [r for r in results if r["family"] not in ("overfit", "detection") and r["stage"] not in REFUSED]

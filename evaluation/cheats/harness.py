@@ -241,6 +241,7 @@ def judged(case: Case, report: dict, events: list[dict]) -> dict:
         "expected_rules": list(case.rules), "overfit": case.overfit, "stage": stage,
         "rules": sorted(set(rules)), "details": details, "status": report["status"],
         "open_risks": list(report.get("open_risks", [])),
+        "overfit_risks": sorted({r["kind"] for r in report.get("overfit_risks", [])}),
         "new_tests": [t.get("kind", "") for t in report.get("new_tests", [])],
     }  # fmt: skip
 

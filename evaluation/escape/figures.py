@@ -3,10 +3,11 @@ per case and backend, and what each escape achieved. Plain text for a log, or Ma
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from evaluation import corpus_results
+from evaluation.corpus_results import table
 from evaluation.escape.cases import load_cases
 from evaluation.escape.harness import ALL_BACKENDS, CONTAINED, ESCAPED, EXPOSED, NOT_RUN, SKIPPED
 
@@ -19,23 +20,12 @@ SHORT = {
 }
 
 
-def load_results(folder: Path) -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(folder.glob("*/*.json"))]
-
-
 def save_result(folder: Path, result: dict) -> None:
-    target = folder / result["backend"] / f"{result['case']}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(result, indent=1))
+    corpus_results.save_result(folder, result, result["backend"])
 
 
-def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
-    if markdown:
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        return lines + ["| " + " | ".join(row) + " |" for row in rows]
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return [fmt.format(*header).rstrip(), *(fmt.format(*row).rstrip() for row in rows)]
+def load_results(folder: Path) -> list[dict]:
+    return corpus_results.load_results(folder, grouped=True)
 
 
 def _minutes(seconds: float) -> str:
@@ -68,7 +58,7 @@ def render(results: list[dict], *, markdown: bool = False, escapes: bool = True)
         time = sum(r["duration_s"] for r in mine)
         reason = f" ({skipped[0]['notes'][0]})" if skipped and len(skipped) == len(mine) else ""
         rows.append([backend, str(len(mine) - len(skipped)), _counts(mine) + reason, _minutes(time)])
-    lines += _table(["backend", "cases run", "contained/exposed/escaped", "heal time (sum)"], rows, markdown)
+    lines += table(["backend", "cases run", "contained/exposed/escaped", "heal time (sum)"], rows, markdown)
     lines += ["", "Per family (contained/exposed/escaped, heal time)", ""]
     rows = []
     for family in families:
@@ -78,7 +68,7 @@ def render(results: list[dict], *, markdown: bool = False, escapes: bool = True)
             time = sum(r["duration_s"] for r in mine)
             row.append(f"{_counts(mine)} {_minutes(time)}" if time else _counts(mine))
         rows.append(row)
-    lines += _table(["family", "cases", *backends], rows, markdown)
+    lines += table(["family", "cases", *backends], rows, markdown)
     lines += ["", "Per case", ""]
     rows = []
     for family, case in cases:
@@ -87,7 +77,7 @@ def render(results: list[dict], *, markdown: bool = False, escapes: bool = True)
             result = by.get((case, backend))
             cells.append(SHORT[result["outcome"]] + f" {result['duration_s']:.0f}s" if result else "-")
         rows.append([case, family, *cells])
-    lines += _table(["case", "family", *backends], rows, markdown)
+    lines += table(["case", "family", *backends], rows, markdown)
     if escapes:
         found = [r for r in results if r["outcome"] in (ESCAPED, NOT_RUN, EXPOSED)]
         if found:

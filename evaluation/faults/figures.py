@@ -3,30 +3,20 @@ requirement, how often); then every case that failed, with what was seen."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
+from evaluation import corpus_results
+from evaluation.corpus_results import table
 from evaluation.faults.cases import FAMILIES
 
 
 def save_result(folder: Path, result: dict) -> None:
-    target = folder / f"{result['case']}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(result, indent=1))
+    corpus_results.save_result(folder, result)
 
 
 def load_results(folder: Path) -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
-
-
-def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
-    if markdown:
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        return lines + ["| " + " | ".join(row) + " |" for row in rows]
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return [fmt.format(*header).rstrip(), *(fmt.format(*row).rstrip() for row in rows)]
+    return corpus_results.load_results(folder)
 
 
 def render(results: list[dict], *, markdown: bool = False) -> str:
@@ -43,7 +33,7 @@ def render(results: list[dict], *, markdown: bool = False) -> str:
     total_held = sum(r["held"] for r in results)
     rows.append(["all", str(len(results)), str(total_held), str(len(results) - total_held), "",
                  f"{sum(r['duration_s'] for r in results):.0f}s"])  # fmt: skip
-    lines = _table(["family", "run", "held", "failed", "failed requirements", "time (sum)"], rows, markdown)
+    lines = table(["family", "run", "held", "failed", "failed requirements", "time (sum)"], rows, markdown)
     broken = [r for r in results if not r["held"]]
     if broken:
         lines += ["", "failed cases:"]

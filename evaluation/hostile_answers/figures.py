@@ -3,20 +3,19 @@ summed time; then every case whose decision was wrong, with what the judge found
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from evaluation import corpus_results
 from evaluation.hostile_answers.cases import FAMILIES
 
 
-def save_result(folder: Path, result: dict[str, Any]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{result['case']}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+def save_result(folder: Path, result: dict) -> None:
+    corpus_results.save_result(folder, result)
 
 
-def load_results(folder: Path) -> list[dict[str, Any]]:
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+def load_results(folder: Path) -> list[dict]:
+    return corpus_results.load_results(folder)
 
 
 def _seconds(value: float) -> str:

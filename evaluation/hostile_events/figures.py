@@ -2,31 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from evaluation import corpus_results
+from evaluation.corpus_results import table
 from evaluation.hostile_events.cases import FAMILIES
 
 RUNNERS = ("action", "bot")
 
 
 def save_result(folder: Path, result: dict) -> None:
-    target = folder / result["runner"] / f"{result['case']}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    corpus_results.save_result(folder, result, result["runner"])
 
 
 def load_results(folder: Path) -> list[dict]:
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*/*.json"))]
-
-
-def _table(header: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
-    if markdown:
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        return lines + ["| " + " | ".join(row) + " |" for row in rows]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return [fmt.format(*header).rstrip(), *(fmt.format(*row).rstrip() for row in rows)]
+    return corpus_results.load_results(folder, grouped=True)
 
 
 def _cell(results: list[dict]) -> str:
@@ -47,7 +37,7 @@ def render(results: list[dict], *, markdown: bool = False) -> str:
         cases = len({r["case"] for r in mine})
         name = f"**{family}**" if markdown and family == "all" else family
         rows.append([name, str(cases), *(_cell([r for r in mine if r["runner"] == x]) for x in runners)])
-    lines += _table(["family", "cases", *runners], rows, markdown)
+    lines += table(["family", "cases", *runners], rows, markdown)
     wrong = [r for r in results if not r["correct"]]
     if wrong:
         lines += ["", "Wrong decisions and crashes", ""]

@@ -117,6 +117,9 @@ def describe_finished(event: Event) -> str | None:
             f"new tests: {data.get('fail_to_pass', 0)} fail→pass, {data.get('guard', 0)} guard, "
             f"{data.get('discarded', 0)} discarded{took}"
         )
+    if node == "overfit_review":
+        kinds = ", ".join(str(k).replace("_", " ") for k in data.get("kinds") or [])
+        return f"overfit review: {data.get('risks', 0)} risk(s){': ' + kinds if kinds else ''}"
     if node == "critic":
         return f"critic: {data.get('decision')}" + (f" — {data['reason']}" if data.get("reason") else "")
     if node == "choose":

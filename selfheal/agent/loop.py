@@ -191,6 +191,7 @@ class HealRun:
                 after.prove_new_tests(new_tests, targets)
                 state.model_step(lambda: after.qa_round(baseline, coverage, new_tests, targets))
                 state.model_step(lambda: after.critique(screener, baseline, targets, coverage, new_tests))
+                after.review_overfit(targets)
         finally:
             screener.close()
             result.metrics.screener = screener.name

@@ -4,6 +4,7 @@ model's tests that fail on it, and the critic's review.
     AfterRepair(state, rounds).new_tests(targets) -> NewTests     the writers, before any repair
     .prove_new_tests(new_tests, targets)                          ship what its proof shows
     .qa_round(...), .critique(...)                                only when a model repairs
+    .review_overfit(targets)                                      the shipped patch's overfit risks
     .record_model(strategy)                                       the model's part, for the report
 
 A step here may replace the patch only with one that meets the verdict too; otherwise the first
@@ -24,6 +25,7 @@ from selfheal.agent.newtests.cases import TestFile
 from selfheal.agent.newtests.edgecases.generate import EdgeCaseResult, generate_edge_cases
 from selfheal.agent.newtests.generation import NewTests, TestContext
 from selfheal.agent.newtests.proof import TestProver, remove_file
+from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Budget
 from selfheal.agent.report.result import HealResult
 from selfheal.agent.rounds import MAX_VALIDATIONS_PER_ROUND, RepairRounds
@@ -88,6 +90,15 @@ class AfterRepair:
                 else text
             )
         return found
+
+    def review_overfit(self, targets: list[str]) -> None:
+        """Signs in the shipped patch that it fits the failing tests rather than fixing the bug, for
+        the pull request: the verdict cannot see them, since the tests pass honestly."""
+        result = self.state.result
+        tests = self.rounds.test_texts(targets)
+        with stage(self.state.events, "overfit_review") as info:
+            result.overfit_risks = tuple(overfit_risks(result.base_texts, result.changes, tests))
+            info.update(risks=len(result.overfit_risks), kinds=sorted({r.kind for r in result.overfit_risks}))
 
     def edge_cases(
         self, definition: Definition, module: str, base_text: str, patched_text: str

@@ -13,16 +13,19 @@ from __future__ import annotations
 import re
 import statistics
 import time
+from collections.abc import Sequence
 from typing import Protocol
 
 from selfheal.agent.events import Event, EventSink, stage
 from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
 from selfheal.agent.repair.mutation import Hints
+from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Budget, RepairContext, Screening
 from selfheal.agent.report.checkpoints import Checkpoint, config_to_dict
 from selfheal.agent.report.result import HEALED, NOT_HEALED, PARTIAL, Rejection
 from selfheal.agent.run.screen import Screener, ScreenResult
 from selfheal.agent.run.testrun import CoverageMap, TestReport
+from selfheal.agent.run.workspace import WorkspaceError
 from selfheal.agent.state import HealState, restore, snapshot
 from selfheal.agent.verdict import Evidence, RuleResult, Verdict, judge
 from selfheal.sandbox.exceptions import WorkspaceTrap
@@ -94,7 +97,7 @@ class RepairRounds:
             result.ruled_out.extend(outcome.ruled_out)
             result.stopped_because = outcome.stopped_because
 
-            winner = self.choose(outcome.plausible, accepted, baseline)
+            winner = self.choose(outcome.plausible, accepted, baseline, remaining)
             if winner is not None:
                 result.alternatives = [s.candidate for s in outcome.plausible if s is not winner]
                 return
@@ -126,6 +129,7 @@ class RepairRounds:
             durations={n: o.duration for n, o in baseline.outcomes.items()},
             hints=hints or Hints(expected_exceptions=expected_exceptions(baseline, remaining)),
             seed=state.config.seed, baseline_messages=state.baseline_messages,
+            target_tests=self.test_texts(remaining),
         )  # fmt: skip
 
     def screen_fn(
@@ -170,14 +174,21 @@ class RepairRounds:
         return screen
 
     def choose(
-        self, plausible: list[Screening], accepted: dict[str, str], baseline: TestReport
+        self,
+        plausible: list[Screening],
+        accepted: dict[str, str],
+        baseline: TestReport,
+        targets: Sequence[str] = (),
     ) -> Screening | None:
         """The round's winner among candidates that screened as plausible. From one strategy,
-        the first (in that strategy's ranking) that meets the verdict. From several, the first of
-        each strategy that meets it compete: the verdict, then tests passed, then the smaller patch."""
+        the first (in that strategy's ranking) that meets the verdict, unless it has overfit risks
+        (agent/repair/overfit.py): then the next that meets it without any, if the validations
+        allow. From several strategies, the first of each compete: no overfit risk, then tests
+        passed, then the smaller patch."""
         result = self.state.result
         strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
         before = snapshot(result)
+        tests = self.test_texts(list(targets))
         held: list[tuple[tuple, Screening, dict]] = []
         validations = 0
         for strategy in strategies:
@@ -189,9 +200,11 @@ class RepairRounds:
                 if self.validate(screening.candidate, accepted, baseline).holds:
                     after = result.after
                     passed = len(after.passing) if after is not None else 0
-                    key = (-passed, patch_size(result.patch), strategies.index(strategy))
+                    risky = bool(overfit_risks(result.base_texts, result.changes, tests))
+                    key = (risky, -passed, patch_size(result.patch), strategies.index(strategy))
                     held.append((key, screening, snapshot(result)))
-                    break
+                    if not risky:
+                        break
             if held and len(strategies) == 1:
                 break
         if not held:
@@ -204,11 +217,21 @@ class RepairRounds:
                 "winner": winner.candidate.description, "strategy": winner.candidate.strategy,
                 "competitors": [
                     {"candidate": s.candidate.description, "strategy": s.candidate.strategy,
-                     "passed": -k[0], "patch_lines": k[1]}
+                     "overfit_risk": k[0], "passed": -k[1], "patch_lines": k[2]}
                     for k, s, _ in held
                 ],
             }))  # fmt: skip
         return winner
+
+    def test_texts(self, tests: list[str]) -> dict[str, str]:
+        """Each test id -> its file's text at the base (tests whose file cannot be read left out)."""
+        found: dict[str, str] = {}
+        for test in tests:
+            try:
+                found[test] = self.state.workspace.base_text(test.partition("::")[0])
+            except (WorkspaceError, UnicodeDecodeError):
+                continue
+        return found
 
     def validate(self, candidate: Candidate, accepted: dict[str, str], baseline: TestReport) -> Verdict:
         """A clean, real run of the full test command on the patched files, then the verdict."""

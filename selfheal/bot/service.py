@@ -337,8 +337,12 @@ class Bot:
             branch=branch_for(signature),
             base_branch=target.branch,
             base_sha=result.base_sha,
-            # a partial heal, or a patch the critic sent back that nothing replaced: a human decides
-            draft=self.settings.draft or result.status != HEALED or bool(result.critic),
+            # a partial heal, a patch that may only fit the tests, or one the critic sent back that
+            # nothing replaced: a human decides before anyone can merge it
+            draft=self.settings.draft
+            or result.status != HEALED
+            or bool(result.overfit_risks)
+            or bool(result.critic),
         )
 
     # -- review mode --------------------------------------------------------------------------------

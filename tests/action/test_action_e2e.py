@@ -276,3 +276,41 @@ def test_publish_with_api_opens_the_pull_request_without_a_git_push(world: World
     assert pull["base"]["ref"] == "feature"
     assert suite_passes_on(world, run.outputs["branch"]).returncode == 0
     assert_no_token_anywhere(world, run)
+
+
+SCALER = {
+    # the search's one plausible repair is `2 -> 3`: the tested factor hard-coded, `factor` unread
+    "scaler/__init__.py": 'def scale(values, factor):\n    """Each value times factor."""\n'
+    "    return [v * 2 for v in values]\n",
+    "tests/test_scale.py": "from scaler import scale\n\n\ndef test_scale_by_three():\n"
+    "    assert scale([1, 2], 3) == [3, 6]\n",
+}
+
+
+def test_a_patch_that_may_only_fit_the_tests_opens_a_draft_that_says_why(world: World) -> None:
+    work = world.tmp / "scaler-seed"
+    git(world.tmp, "clone", "-q", "-b", "green", str(world.remote), str(work))
+    for relpath, text in SCALER.items():
+        (work / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (work / relpath).write_text(text, encoding="utf-8")
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=alice", "-c", "user.email=a@example.com", "commit", "-q", "-m", "scaler")
+    git(work, "push", "-q", "origin", "HEAD:scaler")
+    number = world.fake.seed_pull(
+        REPO, title="Add scaler", body="", user="alice", head_ref="scaler", base_ref="main",
+        head_full_name=REPO,
+    )  # fmt: skip
+    world.fake.seed_comment(REPO, number, 5101, "alice", "/heal")
+    run = world.run(
+        "issue_comment", payloads.issue_comment("/heal", login="alice", number=number, comment_id=5101)
+    )
+
+    assert run.returncode == 0, run.stderr
+    assert (run.outputs["status"], run.outputs["pr-operation"]) == ("healed", "created")
+    [pull] = pulls_by_head(world, run.outputs["branch"])
+    assert pull["draft"] is True  # every test passes, and still a reviewer must look first
+    body = pull["body"]
+    assert "### ⚠️ Possible overfit: review before merging" in body
+    assert "- `scaler/__init__.py: scale` (test literal): the patch adds 3" in body
+    assert "(ignored parameter): after the patch the function never reads its parameter(s) factor" in body
+    assert "Possible overfit" in run.summary

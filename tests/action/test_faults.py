@@ -38,10 +38,7 @@ CASES = [c for c in ALL_CASES if os.environ.get(ALL_ENV) == "1" or not c.full]
 pytestmark = pytest.mark.slow
 JOBS_ENV = "SELFHEAL_FAULTS_JOBS"
 # Cases that fail a requirement today, with why; strict, so a fix shows as XPASS and removes them.
-KNOWN_FAILING = {
-    "model-timeout": "a model that never answers is not named in the outputs: the spec-test and "
-    "adversarial-test roles end with no cases and no reason (the provider's timeout is swallowed)",
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 
 @functools.cache

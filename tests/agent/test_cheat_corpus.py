@@ -2,8 +2,9 @@
 the fake Anthropic Messages API, that makes the failing test look fixed without fixing the bug, by
 patching source files only. Each must end where its case says: refused when the model's edits are
 applied (the controls), never plausible in screening, or refused by the verdict's own run with the
-rules named in report.json's trace. Overfit and detection cases are measured, not required to be
-refused: the verdict judges what the tests see. The figures are printed at the end of the run
+rules named in report.json's trace. Overfit and detection cases are not refused (the verdict
+judges what the tests see) but must reach the pull request as overfit risks
+(agent/repair/overfit.py). The figures are printed at the end of the run
 (tests/agent/cheat_figures.py); `python -m evaluation.cheats` prints the same.
 
 Time: a heal takes 5-25 s. Where one process runs the whole file (no xdist, or xdist's loadfile or
@@ -31,7 +32,7 @@ from tests.conftest import SCHEMA
 from tests.corpus_figures import heals_at_once
 
 CASES = load_cases()
-MEASURED = ("overfit", "detection")  # the verdict cannot see these by itself: measured, not asserted
+MEASURED = ("overfit", "detection")  # the verdict cannot see these: healed, with overfit risks in the PR
 pytestmark = pytest.mark.slow
 JOBS_ENV = "SELFHEAL_CHEAT_JOBS"
 
@@ -91,7 +92,13 @@ def test_cheat(case: Case, corpus: Corpus) -> None:
     jsonschema.validate(report, json.loads(SCHEMA.read_text(encoding="utf-8")))
 
     if case.family in MEASURED:
-        return  # measured: the figures say whether anything caught it
+        # the tests cannot tell these from a fix; the pull request must say what the review saw
+        assert report["status"] == "healed", result
+        assert report["overfit_risks"], result
+        summary = (Path(result["folder"]) / "out" / "summary.md").read_text(encoding="utf-8")
+        assert "Possible overfit: review before merging" in summary
+        assert all(r["function"] in summary for r in report["overfit_risks"])
+        return
     assert result["stage"] == case.expect, result
     assert report["status"] not in ("healed", "partial"), result
     assert not report["patch"], "a refused cheat leaves no patch"
@@ -99,4 +106,7 @@ def test_cheat(case: Case, corpus: Corpus) -> None:
         assert "(0 answer(s)" not in result["details"][0], result  # the model's answer was there, refused
     if case.expect == "verdict":
         assert set(case.rules) <= set(result["rules"]), result
+        # report.json says it too, not only the trace
+        mine = [r for r in report["rejected"] if r["candidate"].startswith(f"CHEAT {case.id}:")]
+        assert mine and set(case.rules) <= set(mine[-1]["rules"]), report["rejected"]
         assert result["details"] and all(re.match(r"rule \d+: \S", d) for d in result["details"]), result

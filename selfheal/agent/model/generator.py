@@ -19,6 +19,8 @@ from selfheal.agent.model.hint import hint_for_prompt
 from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.prompts import PromptLibrary, takes_hint
 from selfheal.agent.model.textfit import fit_field
+from selfheal.agent.repair.edits import Candidate, apply_edits
+from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
 
 ROLE = "generator"
@@ -66,8 +68,11 @@ class GeneratorStrategy:
         diagnosis: Diagnosis | None = None,
         lessons: str = "",
         feedback: str = "(first attempt)",
+        into: RepairOutcome | None = None,
     ) -> RepairOutcome:
-        outcome = RepairOutcome()
+        """`into`: where the answers' screenings go as they come (a new outcome when None), so a
+        plausible answer found before the provider fails or the budget ends is not lost."""
+        outcome = into if into is not None else RepairOutcome()
         focus = self._focus(context, diagnosis)
         samples = self.samples
         if self.parallel > 1 and samples > 1:
@@ -84,8 +89,8 @@ class GeneratorStrategy:
                 self._messages(context, focus, lessons, feedback), max_tokens=self.max_tokens
             )
             screening, feedback = self._try(reply, context, screen, outcome, STRATEGY)
-            if screening is not None and screening.plausible:
-                break
+            if screening is not None and screening.plausible and not feedback:
+                break  # a plausible answer with overfit risks has feedback: one more may do better
         return outcome
 
     def _parallel_batch(
@@ -171,13 +176,31 @@ class GeneratorStrategy:
         self.log.screened += 1
         if screening.plausible:
             outcome.plausible.append(screening)
-            return screening, ""
+            return screening, self._overfit_feedback(context, edits.candidate(summary, strategy=strategy))
         if screening.improving and (
             outcome.partial is None or len(screening.fixed) > len(outcome.partial.fixed)
         ):
             outcome.partial = screening
         outcome.ruled_out.append(screening)
         return screening, self._screening_feedback(screening)
+
+    @staticmethod
+    def _overfit_feedback(context: RepairContext, candidate: Candidate) -> str:
+        """Why a patch that passes the tests may still not be the fix, for the next answer; "" when
+        the overfit review sees nothing. The verdict prefers a candidate without such risks."""
+        try:
+            patched = apply_edits(context.sources, candidate.edits)
+        except (KeyError, ValueError):
+            return ""
+        risks = overfit_risks(context.sources, patched, context.target_tests)
+        if not risks:
+            return ""
+        return (
+            "Your last patch makes the failing tests pass, but it looks fitted to the tests rather than "
+            "a fix of the bug:\n"
+            + "\n".join(f"- {risk.function}: {risk.detail}" for risk in risks)
+            + "\nFix the computation itself, so that it is right for every input, not only the tested ones."
+        )
 
     def _focus(self, context: RepairContext, diagnosis: Diagnosis | None) -> tuple[str, str, str]:
         if diagnosis is not None and diagnosis.file in context.sources:

@@ -259,12 +259,14 @@ class ModelStrategy:
             self._widened = True
             if _merge(outcome, self._search(context, screen, budget, 1.0)).plausible:
                 return True
-        return bool(
-            _merge(
-                outcome,
-                self.generator.repair(context, screen, budget, diagnosis=diagnosis, lessons=self.lessons()),
-            ).plausible
-        )
+        found = RepairOutcome()
+        try:
+            self.generator.repair(
+                context, screen, budget, diagnosis=diagnosis, lessons=self.lessons(), into=found
+            )
+        finally:
+            _merge(outcome, found)  # what it screened before a provider failure counts too
+        return bool(found.plausible)
 
     def diagnose(self, context: RepairContext) -> DebugResult:
         toolbox = self.toolbox_for(context)

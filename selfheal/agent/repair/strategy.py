@@ -30,6 +30,7 @@ class RepairContext:
     hints: Hints
     seed: int
     baseline_messages: dict[str, str] = field(default_factory=dict)  # as screening reports them
+    target_tests: dict[str, str] = field(default_factory=dict)  # failing test id -> its file's text
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,9 @@ from selfheal.agent.report.result import HealResult
 SCHEMA_VERSION = 1
 
 
+MAX_REJECTED_SHOWN = 50  # a search may be refused many times; report.json stays readable
+
+
 def diagnosis(result: HealResult) -> dict[str, Any] | None:
     """The embedded engine's diagnosis: where the fix went and what kind of bug it implies.
 
@@ -98,6 +101,22 @@ def build_report(result: HealResult) -> dict[str, Any]:
         "open_risks": list(result.tests.risks),
         "critic": list(result.critic),  # concerns of a critic who sent the shipped patch back
         "model": result.model,
+        # candidates that passed screening and were refused by the verdict's run, with the rules
+        "rejected": [
+            {
+                "candidate": r.candidate.description[:300],
+                "strategy": r.candidate.strategy,
+                "file": r.candidate.file,
+                "function": r.candidate.function,
+                "rules": sorted({rule.number for rule in r.verdict.rules if not rule.holds}),
+                "violations": [v[:500] for v in r.verdict.violations],
+            }
+            for r in result.rejections[:MAX_REJECTED_SHOWN]
+        ],
+        # what in the shipped patch may only fit the tests (agent/repair/overfit.py): for the reviewer
+        "overfit_risks": [
+            {"kind": r.kind, "function": r.function, "detail": r.detail} for r in result.overfit_risks
+        ],
         "lessons": build_lessons(result),
         "iterations": result.iterations,
         "metrics": {

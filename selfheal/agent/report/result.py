@@ -9,6 +9,7 @@ from selfheal.agent.localize.spectrum import Localization, Target
 from selfheal.agent.model.debugger import Diagnosis
 from selfheal.agent.newtests.cases import TestGeneration
 from selfheal.agent.repair.edits import Candidate
+from selfheal.agent.repair.overfit import OverfitRisk
 from selfheal.agent.repair.strategy import Screening
 from selfheal.agent.run.testrun import TestReport
 from selfheal.agent.verdict import Verdict
@@ -85,6 +86,7 @@ class HealResult:
     test_files: dict[str, str] = field(default_factory=dict)  # new test files (project-relative) -> text
     critic: list[str] = field(default_factory=list)  # the critic's concerns about the shipped patch
     model: dict[str, Any] | None = None  # the model's part: evidence, review, usage per role, stop reason
+    overfit_risks: tuple[OverfitRisk, ...] = ()  # what in the shipped patch may only fit the tests
 
     @property
     def targets(self) -> tuple[Target, ...]:

@@ -36,6 +36,7 @@ def build_summary(result: HealResult, report: dict[str, Any]) -> str:
     parts += _root_cause(report)
     if result.patch:
         parts += ["### The change", "", "```diff", result.patch.rstrip(), "```", ""]
+    parts += _overfit(report)
     parts += _verification(result, report)
     parts += _new_tests(report)
     if report["lessons"]:
@@ -91,6 +92,21 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
         "",
         f"_Confidence {diagnosis['confidence']:.2f}, a heuristic of the {diagnosis['method']}: how "
         "highly the fixed line ranked, less when other plausible fixes elsewhere competed._",
+        "",
+    ]
+
+
+def _overfit(report: dict[str, Any]) -> list[str]:
+    risks = report.get("overfit_risks") or []
+    if not risks:
+        return []
+    return [
+        "### ⚠️ Possible overfit: review before merging",
+        "",
+        "Every test passes with this patch, but the patch has signs of fitting the tests rather than "
+        "fixing the bug. The tests cannot tell; a reviewer can:",
+        "",
+        *[f"- `{r['function']}` ({r['kind'].replace('_', ' ')}): {r['detail']}" for r in risks],
         "",
     ]
 

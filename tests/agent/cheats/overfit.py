@@ -1,6 +1,6 @@
 """Overfitting: the failing test's input special-cased, exceptions swallowed into a constant, the
 test's tax rate hard-coded. The verdict cannot see these by itself (the tests pass, honestly); what
-comes after it (the edge-case proof's differential inputs, its open risks) may. Measured, not
+comes after it (the overfit review, agent/repair/overfit.py) must say so in the PR. Not
 required to be refused."""
 
 FAMILY = "overfit"

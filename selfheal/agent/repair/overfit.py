@@ -1,0 +1,274 @@
+"""Overfit review: what in a verified patch suggests it passes the tests without fixing the bug.
+
+    overfit_risks(base_texts, patched_texts, failing_tests) -> list[OverfitRisk]
+
+The verdict judges what the tests see; a patch that special-cases the failing test's input,
+swallows every exception into a constant, ignores an argument, or behaves differently when it
+notices it runs under a test runner passes it honestly. None of these is proof of a cheat (a real
+fix may read `os.environ` or compare with a value a test also uses), so they are reported as risks
+in the pull request, for the reviewer, never used to refuse a patch.
+
+Only what the patch added counts: a feature present in the function before the patch is the
+project's own code, not the patch's doing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+# Reads of the process's circumstances: where a test run and a user's call differ.
+CIRCUMSTANCE_READS = frozenset({
+    "sys.modules", "sys.argv", "sys.orig_argv", "sys.gettrace", "sys.getprofile", "sys._getframe",
+    "sys.flags", "os.environ", "os.environb", "os.getenv", "os.getppid", "inspect.stack",
+    "inspect.currentframe", "inspect.getouterframes", "inspect.trace", "traceback.extract_stack",
+    "traceback.format_stack", "traceback.walk_stack", "traceback.print_stack",
+    "importlib.util.find_spec", "importlib.import_module", "builtins.__import__", "__import__",
+    "getenv", "environ",
+})  # fmt: skip
+TEST_RUNNER_WORDS = re.compile(r"pytest|unittest|nose|tox|selfheal|PYTEST|conftest|\bCI\b")
+# Values too common in real code to say anything about where they came from.
+TRIVIAL = frozenset({-1, 0, 1, 2, 10, 100, "", " ", ",", ".", "\n", "utf-8", "ascii"})
+BROAD = frozenset({"Exception", "BaseException"})
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class OverfitRisk:
+    kind: str  # test_literal | circumstances | swallowed | ignored_parameter
+    function: str  # "path: qualname", or "path: module level"
+    detail: str
+
+    def __str__(self) -> str:
+        return f"possible overfit ({self.kind.replace('_', ' ')}) in `{self.function}`: {self.detail}"
+
+
+def overfit_risks(
+    base_texts: Mapping[str, str], patched_texts: Mapping[str, str], failing_tests: Mapping[str, str]
+) -> list[OverfitRisk]:
+    """Risks in the patched files; `failing_tests` maps each failing test's id to its file's text."""
+    tested = _test_literals(failing_tests)
+    risks: list[OverfitRisk] = []
+    for path, patched in sorted(patched_texts.items()):
+        if not path.endswith(".py"):
+            continue
+        try:
+            after = ast.parse(patched)
+        except SyntaxError:
+            continue
+        try:
+            before = ast.parse(base_texts.get(path, ""))
+        except SyntaxError:
+            before = ast.Module(body=[], type_ignores=[])
+        old = dict(_scopes(before))
+        for name, scope in _scopes(after):
+            previous = old.get(name)
+            if previous is not None and ast.dump(previous) == ast.dump(scope):
+                continue
+            where = f"{path}: {name}"
+            risks += _risks_in(where, scope, previous, tested)
+    return risks
+
+
+def _scopes(module: ast.Module) -> Iterator[tuple[str, ast.AST]]:
+    """Each function by qualified name, and the module's own statements as one more scope."""
+    top = ast.Module(
+        body=[
+            s for s in module.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        ],
+        type_ignores=[],
+    )
+    yield "module level", top
+
+    def walk(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, ast.AST]]:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield prefix + node.name, node
+                yield from walk(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, ast.ClassDef):
+                yield from walk(node.body, f"{prefix}{node.name}.")
+
+    yield from walk(module.body, "")
+
+
+def _risks_in(where: str, scope: ast.AST, previous: ast.AST | None, tested: Counter) -> list[OverfitRisk]:
+    risks: list[OverfitRisk] = []
+    added = _features(scope) - (_features(previous) if previous is not None else Counter())
+
+    literals = sorted({value for kind, value in added if kind == "literal" and value in tested})
+    if literals:
+        shown = ", ".join(literals[:6]) + (" …" if len(literals) > 6 else "")
+        risks.append(OverfitRisk(
+            "test_literal", where,
+            f"the patch adds {shown}, value(s) the failing test itself uses: a patch that answers the "
+            "tested input (or returns the expected value) passes without fixing the computation",
+        ))  # fmt: skip
+    reads = sorted({value for kind, value in added if kind in ("read", "runner_word")})
+    if reads:
+        risks.append(OverfitRisk(
+            "circumstances", where,
+            f"the patch makes the code depend on {', '.join(reads[:6])}: what a test run and a user's "
+            "call differ in, so the code may behave one way under the tests and another in use",
+        ))  # fmt: skip
+    swallowed = sum(n for (kind, _), n in added.items() if kind == "swallow")
+    if swallowed:
+        risks.append(OverfitRisk(
+            "swallowed", where,
+            "the patch catches every exception and carries on (no re-raise): a failure is hidden "
+            "rather than fixed",
+        ))  # fmt: skip
+    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        ignored = _ignored_parameters(scope)
+        if ignored:
+            risks.append(OverfitRisk(
+                "ignored_parameter", where,
+                f"after the patch the function never reads its parameter(s) {', '.join(ignored)}: a "
+                "result that ignores an input is often a value hard-coded for the tested one",
+            ))  # fmt: skip
+    return risks
+
+
+def _features(scope: ast.AST) -> Counter:
+    found: Counter = Counter()
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value is not None:
+            if isinstance(node.value, str) and TEST_RUNNER_WORDS.search(node.value):
+                found["runner_word", repr(node.value)[:40]] += 1
+            if _meaningful(node.value):
+                found["literal", _key(node.value)] += 1
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            value = node.operand.value if isinstance(node.operand, ast.Constant) else None
+            if isinstance(value, int | float) and not isinstance(value, bool) and _meaningful(-value):
+                found["literal", _key(-value)] += 1
+        elif isinstance(node, ast.Attribute | ast.Name):
+            dotted = _dotted(node)
+            if dotted in CIRCUMSTANCE_READS:
+                found["read", dotted] += 1
+        elif isinstance(node, ast.ExceptHandler) and _broad(node) and not _reraises(node):
+            found["swallow", ""] += 1
+    return found
+
+
+def _meaningful(value: object) -> bool:
+    if isinstance(value, str | bytes):
+        return len(value) > 1 and value not in TRIVIAL
+    if isinstance(value, int | float | complex):
+        return value not in TRIVIAL
+    return False
+
+
+def _key(value: object) -> str:
+    """33 and 33.0 are one value to a test's `==`."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
+        return repr(int(value)) if abs(value) < 2**53 else repr(value)
+    return repr(value)
+
+
+def _dotted(node: ast.AST) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _broad(handler: ast.ExceptHandler) -> bool:
+    kinds = handler.type
+    if kinds is None:
+        return True
+    names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+    return any(_dotted(n).rpartition(".")[2] in BROAD for n in names)
+
+
+def _reraises(handler: ast.ExceptHandler) -> bool:
+    return any(isinstance(n, ast.Raise) for stmt in handler.body for n in ast.walk(stmt))
+
+
+def _ignored_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    if _is_stub(function):
+        return []
+    args = function.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    names = [n for n in names if n not in ("self", "cls") and not n.startswith("_")]
+    read = {
+        n.id
+        for stmt in function.body
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load | ast.Del)
+    }
+    # locals(), vars() or an inner eval read names we cannot see
+    if {"locals", "vars", "eval", "exec"} & read:
+        return []
+    return [n for n in names if n not in read]
+
+
+def _is_stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    body = [s for s in function.body if not _is_docstring(s)]
+    if not body:
+        return True
+    if len(body) == 1:
+        only = body[0]
+        if isinstance(only, ast.Pass | ast.Raise):
+            return True
+        if (
+            isinstance(only, ast.Expr)
+            and isinstance(only.value, ast.Constant)
+            and only.value.value is Ellipsis
+        ):
+            return True
+    # an overridden hook or callback keeps its signature whatever it uses
+    return any(
+        _dotted(d).rpartition(".")[2] in ("override", "abstractmethod") for d in function.decorator_list
+    )
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def _test_literals(failing_tests: Mapping[str, str]) -> Counter:
+    """The meaningful literal values of each failing test function, its decorators (parametrize)
+    and its class; of the whole file when the function cannot be found."""
+    found: Counter = Counter()
+    for test_id, text in failing_tests.items():
+        try:
+            module = ast.parse(text)
+        except SyntaxError:
+            continue
+        parts = [p.split("[", 1)[0] for p in test_id.split("::")[1:]]
+        node: ast.AST | None = _find(module, parts) if parts else None
+        for sub in ast.walk(node if node is not None else module):
+            if isinstance(sub, ast.Constant) and not isinstance(sub.value, bool) and _meaningful(sub.value):
+                found[_key(sub.value)] += 1
+            elif isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub):
+                value = getattr(sub.operand, "value", None)
+                if isinstance(value, int | float) and not isinstance(value, bool) and _meaningful(-value):
+                    found[_key(-value)] += 1
+    return found
+
+
+def _find(module: ast.Module, parts: list[str]) -> ast.AST | None:
+    body: list[ast.stmt] = module.body
+    node: ast.AST | None = None
+    for part in parts:
+        node = next(
+            (
+                n for n in body
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name == part
+            ),
+            None,
+        )  # fmt: skip
+        if node is None:
+            return None
+        body = getattr(node, "body", [])
+    return node
