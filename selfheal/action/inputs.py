@@ -2,6 +2,11 @@
 
 A Docker container action receives input `foo-bar` as `INPUT_FOO-BAR` (name upper-cased, spaces
 to underscores, dashes kept); `INPUT_FOO_BAR` is accepted too, for hand-written environments.
+
+The model: `provider` left empty means anthropic when `anthropic-api-key` is set, else ollama when
+`ollama-host` is set, else none (the search alone, no model call). A provider named without its key
+or host is an input error (exit 2), said before anything runs. On GitHub a heal that may spend
+money gets DEFAULT_MAX_USD unless `max-usd` says otherwise.
 """
 
 from __future__ import annotations
@@ -11,6 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from selfheal.agent.exceptions import ConfigError
+from selfheal.agent.model.llm.settings import parse_role_spec
+
+# dollars one heal may spend on a paid model when the workflow does not say (input max-usd)
+DEFAULT_MAX_USD = 1.0
+ACTION_PROVIDERS = ("none", "anthropic", "ollama")
 
 TRUE, FALSE = {"true", "yes", "1", "on"}, {"false", "no", "0", "off", ""}
 
@@ -20,13 +30,14 @@ class ActionInputs:
     github_token: str
     provider: str = "none"
     model: str = ""
+    roles: tuple[str, ...] = ()  # ROLE=PROVIDER[:MODEL], as `selfheal heal --role` takes them
     anthropic_api_key: str = ""
     ollama_host: str = ""
     test_command: str = ""
     max_iterations: int | None = None
     max_minutes: float | None = None
     max_tokens: int | None = None
-    max_usd: float | None = None
+    max_usd: float | None = DEFAULT_MAX_USD
     sandbox: str = "auto"
     sandbox_image: str = ""
     permission: str = "write"
@@ -84,18 +95,65 @@ def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str,
     return value
 
 
+def _provider(env: Mapping[str, str]) -> str:
+    named = _raw(env, "provider").lower()
+    if not named:
+        if _raw(env, "anthropic-api-key"):
+            return "anthropic"
+        return "ollama" if _raw(env, "ollama-host") else "none"
+    if named not in ACTION_PROVIDERS:
+        raise ConfigError(f"input provider: {named!r}; choose one of {', '.join(ACTION_PROVIDERS)}")
+    return named
+
+
+def _roles(env: Mapping[str, str]) -> tuple[str, ...]:
+    specs = tuple(line.strip() for line in _raw(env, "roles").splitlines() if line.strip())
+    for spec in specs:
+        try:
+            _, override = parse_role_spec(spec)
+        except ConfigError as exc:
+            raise ConfigError(f"input roles: {exc}") from exc
+        if override.provider not in ACTION_PROVIDERS:
+            raise ConfigError(
+                f"input roles: {spec!r}: the Action's providers are {', '.join(ACTION_PROVIDERS)}"
+            )
+    return specs
+
+
+def _check_reachable(inputs: ActionInputs) -> None:
+    """Every provider the inputs name has what it needs: Anthropic its key, Ollama its host."""
+    used = {inputs.provider} | {parse_role_spec(spec)[1].provider for spec in inputs.roles}
+    if "anthropic" in used and not inputs.anthropic_api_key:
+        raise ConfigError(
+            "provider anthropic needs the input anthropic-api-key, which is empty: add a repository "
+            "secret ANTHROPIC_API_KEY (Settings > Secrets and variables > Actions) and pass it with "
+            "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` (a pull request from a fork gets "
+            "no secrets, and is not healed with a model)"
+        )
+    if "ollama" in used and not inputs.ollama_host:
+        raise ConfigError(
+            "provider ollama needs the input ollama-host, which is empty: the URL of an Ollama server "
+            "the action's container can reach (e.g. http://ollama.internal:11434)"
+        )
+    if inputs.model and inputs.provider == "none":
+        raise ConfigError("input model names a model, but provider is none: set provider or the key")
+
+
 def parse_inputs(env: Mapping[str, str]) -> ActionInputs:
-    return ActionInputs(
+    provider = _provider(env)
+    max_usd = _number(env, "max-usd", float)
+    inputs = ActionInputs(
         github_token=_raw(env, "github-token"),
-        provider=_raw(env, "provider").lower() or "none",
+        provider=provider,
         model=_raw(env, "model"),
+        roles=_roles(env),
         anthropic_api_key=_raw(env, "anthropic-api-key"),
         ollama_host=_raw(env, "ollama-host"),
         test_command=_raw(env, "test-command"),
         max_iterations=_number(env, "max-iterations", int),  # type: ignore[arg-type]
         max_minutes=_number(env, "max-minutes", float),
         max_tokens=_number(env, "max-tokens", int),  # type: ignore[arg-type]
-        max_usd=_number(env, "max-usd", float),
+        max_usd=DEFAULT_MAX_USD if max_usd is None else max_usd,
         sandbox=_choice(env, "sandbox", "auto", ("auto", "docker", "local")),
         sandbox_image=_raw(env, "sandbox-image"),
         permission=_choice(env, "permission", "write", ("read", "triage", "write", "maintain", "admin")),
@@ -110,3 +168,5 @@ def parse_inputs(env: Mapping[str, str]) -> ActionInputs:
         publish_with=_choice(env, "publish-with", "git", ("git", "api")),
         memory=_bool(env, "memory", True),
     )
+    _check_reachable(inputs)
+    return inputs

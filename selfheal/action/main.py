@@ -161,6 +161,11 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
         "sandbox_image": inputs.sandbox_image or None,
         "accept_unsafe_sandbox": inputs.accept_unsafe_sandbox or None,
         "provider": inputs.provider,
+        "model": inputs.model or None,
+        "roles": inputs.roles or None,
+        "max_tokens": inputs.max_tokens,
+        "max_usd": inputs.max_usd if inputs.provider != "none" or inputs.roles else None,
+        "max_iterations": inputs.max_iterations,
     }
     workdir = env.get("RUNNER_TEMP")
     try:
@@ -180,7 +185,17 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
         run_url=run_url,
         out_dir=out_dir,
         workdir=Path(workdir) if workdir and Path(workdir).is_dir() else None,
+        model_env=model_env(inputs, env),
     )
+
+
+def model_env(inputs: ActionInputs, env: Mapping[str, str]) -> dict[str, str]:
+    """Where the model clients find their key and endpoint: the inputs, and the step's own
+    ANTHROPIC_BASE_URL (the workflow's `env:`, e.g. a proxy). Never the repository's settings:
+    a URL from its pyproject.toml would receive the key."""
+    out = {"ANTHROPIC_API_KEY": inputs.anthropic_api_key, "OLLAMA_HOST": inputs.ollama_host}
+    out["ANTHROPIC_BASE_URL"] = env.get("ANTHROPIC_BASE_URL", "")
+    return {name: value for name, value in out.items() if value}
 
 
 def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float) -> None:
@@ -192,6 +207,7 @@ def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float)
         "pr-operation": publication.operation if publication else "none",
         "branch": publication.branch if publication else "",
         "report-path": relative_to_workspace(env, outcome.out_dir) if outcome.out_dir else "",
+        **model_outputs(outcome),
     }
     write_outputs(env, {k: log.redact(v) for k, v in values.items()})
     log.write(f"[selfheal] {outcome.status}: {outcome.message} ({wall_s:.1f}s)\n")
@@ -227,6 +243,18 @@ def run_artifacts(env: Mapping[str, str]) -> str:
     if not env.get("GITHUB_REPOSITORY") or not env.get("GITHUB_RUN_ID"):
         return ""
     return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}#artifacts"
+
+
+def model_outputs(outcome: Outcome) -> dict[str, str]:
+    """provider, tokens-in, tokens-out, cost-usd: what the model side of the heal used."""
+    report = outcome.report or {}
+    metrics = report.get("metrics") or {}
+    return {
+        "provider": str(report.get("provider") or ""),
+        "tokens-in": str(metrics.get("tokens_in", 0)) if report else "",
+        "tokens-out": str(metrics.get("tokens_out", 0)) if report else "",
+        "cost-usd": f"{metrics.get('cost_usd', 0.0):.4f}" if report else "",
+    }
 
 
 def _failed(env: Mapping[str, str], log: JobLog, message: str, code: int) -> int:

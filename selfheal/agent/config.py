@@ -7,6 +7,12 @@ The model settings sit in `[tool.selfheal.llm]` (what `ProviderSettings.from_map
 main `provider` may be named there or as the top-level key, not differently in both), per-role
 overrides in `[tool.selfheal.llm.roles]`. A pyproject.toml is committed, so it never holds a key:
 only the NAME of the environment variable that does (`api-key-env`).
+
+Where the caller holds a key the repository must not steer (`caller_endpoints`: the Action and the
+bot, whose keys are the workflow's secret or the server's), the repository's settings may choose
+models and roles but never where a request goes or what it costs: its base URLs, its key variable
+and its prices are ignored, and its roles may only name providers the caller configured. A
+repository that could name the URL would receive the key in the request's header.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from urllib.parse import urlsplit
 
 from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.model.llm import ProviderSettings, RoleOverride, providers_for_roles
-from selfheal.agent.model.llm.settings import parse_role_spec
+from selfheal.agent.model.llm.settings import DEFAULT_PRICES, parse_role_spec
 from selfheal.sandbox import Limits, Sandbox
 from selfheal.sandbox.select import choose_sandbox
 
@@ -77,6 +83,8 @@ class HealConfig:
     # anyway instead of refusing. `require_contained` is GitHub's floor (the Action, the bot).
     accept_unsafe_sandbox: bool = False
     require_contained: bool = False
+    # Never from the repository either: the caller's key must not go where the repository says
+    caller_endpoints: bool = False
     provider: str = "none"  # the main provider; `llm.provider` always equals it
     # the model settings: model, endpoint, key variable, timeouts, prices, per-role overrides
     llm: ProviderSettings = field(default_factory=ProviderSettings)
@@ -270,6 +278,8 @@ def build_config(repo: Path, flags: dict[str, Any], env: Mapping[str, str] | Non
     settings, overruled = _contain_repo_settings(read_repo_settings(repo))
     known = {f.name for f in fields(HealConfig)} - {"llm"}
     given = {k: v for k, v in flags.items() if v is not None and k in known}
+    if given.get("caller_endpoints") and settings.get("llm") is not None:
+        settings["llm"] = _contain_repo_endpoints(settings["llm"], _caller_providers(given, flags), overruled)
     merged = {**settings, **given}
     merged["llm"] = _merge_llm(
         settings.get("llm") or ProviderSettings(),
@@ -322,6 +332,40 @@ def _contain_repo_settings(settings: dict[str, Any]) -> tuple[dict[str, Any], li
             )
             kept[key] = getattr(defaults, key)
     return kept, notes
+
+
+def _caller_providers(given: Mapping[str, Any], flags: Mapping[str, Any]) -> set[str]:
+    named = {"none", str(given.get("provider") or "none")}
+    return named | {parse_role_spec(spec)[1].provider or "none" for spec in flags.get("roles") or ()}
+
+
+def _contain_repo_endpoints(llm: ProviderSettings, available: set[str], notes: list[str]) -> ProviderSettings:
+    """The repository's model settings without what would send the caller's key elsewhere or
+    lift its budget: base URLs, the key variable, prices, roles on providers the caller did not set."""
+    ignored = []
+    if llm.base_url is not None:
+        ignored.append("base-url")
+    if llm.api_key_env is not None:
+        ignored.append("api-key-env")
+    if dict(llm.prices) != dict(DEFAULT_PRICES):
+        ignored.append("prices")
+    roles: dict[str, RoleOverride] = {}
+    for role, override in llm.roles.items():
+        if override.provider not in (None, *available):
+            notes.append(
+                f"[tool.selfheal.llm] roles.{role} ignored: provider {override.provider} is not one the "
+                "workflow configured (its key and host are the workflow's to give)"
+            )
+            continue
+        if override.base_url is not None:
+            ignored.append(f"roles.{role}.base-url")
+        roles[role] = replace(override, base_url=None)
+    if ignored:
+        notes.append(
+            f"[tool.selfheal.llm] {', '.join(ignored)} ignored: where the key is sent, and what a "
+            "model costs, are the workflow's settings, not the repository's"
+        )
+    return replace(llm, base_url=None, api_key_env=None, prices=DEFAULT_PRICES, roles=roles)
 
 
 def _merge_llm(

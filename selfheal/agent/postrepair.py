@@ -314,6 +314,37 @@ class AfterRepair:
         confident = [d.diagnosis for d in strategy.diagnoses if d.diagnosis is not None]
         if confident:
             state.result.model_diagnosis = confident[-1]
+        state.result.model = model_record(strategy)
+
+
+def model_record(strategy: ModelStrategy) -> dict:
+    """The model's part for report.json and the pull request: what the debugger looked at, what
+    it concluded from, the critic's decision, tokens and dollars per role, and why it stopped."""
+    review = next((r for r, _ in reversed(strategy.reviews) if r is not None), None)
+    diagnosis = next((d.diagnosis for d in reversed(strategy.diagnoses) if d.diagnosis is not None), None)
+    return {
+        "tool_calls": [
+            {"tool": call["tool"], "arguments": _short(call["arguments"]), "ok": call["ok"]}
+            for call in strategy.tool_calls[:20]
+        ],
+        "evidence": list(diagnosis.evidence[:10]) if diagnosis else [],
+        "root_cause": diagnosis.root_cause if diagnosis else None,
+        "critic": (
+            {"decision": review.decision, "reason": review.reason, "concerns": list(review.concerns)}
+            if review
+            else None
+        ),
+        # why the model's answers did not become the patch: edits refused (tests, CI, unknown
+        # files) or not matching the code
+        "refused_edits": list(dict.fromkeys(strategy.generator.log.problems))[:10],
+        "usage": strategy.ledger.as_dict(),
+        "stopped_because": strategy.stopped_because or None,
+    }
+
+
+def _short(arguments: object, limit: int = 160) -> str:
+    text = " ".join(str(arguments).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _is_test_file(path: str) -> bool:

@@ -19,6 +19,7 @@ LINE_END = re.compile(r"\r\n|\r|\n")
 # as code, so not a command (as a fenced block, an inline code span or a quote is not one).
 CODE_INDENT = re.compile(r"^(?: {4}|\t| {0,3}\t)")
 MAX_CONTEXT_CHARS = 4000
+MAX_HINT_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class HealCommand:
     targets: tuple[str, ...] = ()
     context: str = ""  # the rest of the comment, for a model; never executed
     ignored: tuple[str, ...] = ()  # words after /heal that are neither an option nor a test
+    hint: str = ""  # those words as written: free text for a model (`/heal the parser drops …`)
 
 
 def strip_hidden(text: str) -> str:
@@ -40,7 +42,9 @@ def parse_command(body: str) -> HealCommand | None:
     `/heal` must open the comment (blank lines before it aside), as its own word, in plain text:
     not inside a code block or span, a quote, nor indented as code; look-alike characters (a
     zero-width space, fullwidth letters, a Cyrillic e, U+0435) do not make it. Words on its line are
-    options (`dry-run`, `approve`) or test targets (`tests/test_x.py`, `tests/test_x.py::test_y`).
+    options (`dry-run`, `approve`) or test targets (`tests/test_x.py`, `tests/test_x.py::test_y`):
+    a target names a test file or folder (ends in `.py` or `/`) or a test id (has `::`). Every other
+    word is free text, kept in order as `hint` for the model (`/heal the parser drops the last field`).
     """
     lines = LINE_END.split(strip_hidden(body))
     while lines and not lines[0].strip():
@@ -70,7 +74,13 @@ def parse_command(body: str) -> HealCommand | None:
         targets=tuple(dict.fromkeys(targets)),
         context=rest.strip()[:MAX_CONTEXT_CHARS],
         ignored=tuple(ignored),
+        hint=" ".join(word for word in words[1:] if _is_free_text(word))[:MAX_HINT_CHARS],
     )
+
+
+def _is_free_text(word: str) -> bool:
+    option = word.lower().lstrip("-")
+    return option not in ("dry-run", "dryrun", "dry_run", "approve") and not _is_target(word)
 
 
 def _is_target(word: str) -> bool:

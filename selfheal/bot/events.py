@@ -116,7 +116,8 @@ def _comment(payload: dict[str, Any], repo: str) -> Trigger | Skip:
         is_pull_request=bool(issue.get("pull_request")),
         comment_id=comment_id,
         command=command,
-        context="\n\n".join(part for part in (title, text, command.context) if part)[:8000],
+        # what a model reads as the requester's hint: the words after /heal first, then the issue
+        context="\n\n".join(part for part in (command.hint, title, text, command.context) if part)[:8000],
     )
 
 

@@ -54,7 +54,8 @@ from selfheal.bot.github import GitHubClient
 from selfheal.bot.queue import Job, JobResult
 from selfheal.bot.serverconfig import ServerConfig
 from selfheal.bot.serverlog import JobLog, ServerLog
-from selfheal.bot.service import IGNORED, REFUSED, Bot, BotSettings, Outcome
+from selfheal.bot.service import IGNORED, REFUSED, Bot, BotSettings, Outcome, model_cost, within_daily_cap
+from selfheal.bot.spend import DailySpend
 from selfheal.sandbox.exceptions import SandboxError
 
 DEFAULT_HEAL_MINUTES = 10.0
@@ -119,6 +120,7 @@ class _Base:
             "sandbox": self.config.sandbox,
             "test_command": self.config.test_command,
             "max_minutes": self.config.max_minutes,
+            **model_flags(self.config),
         }
         return BotSettings(
             min_permission=self.config.permission,
@@ -126,7 +128,13 @@ class _Base:
             heal_flags={k: v for k, v in flags.items() if v is not None},
             workdir=self.config.work,
             memory=self.config.memory,
+            model_env=self.config.model_env,
         )
+
+
+def model_flags(config: ServerConfig) -> dict:
+    return {"provider": config.provider, "model": config.model, "roles": config.roles or None,
+            "max_usd": config.max_usd, "max_tokens": config.max_tokens}  # fmt: skip
 
 
 class LocalExecutor(_Base):
@@ -135,8 +143,11 @@ class LocalExecutor(_Base):
     def _run(self, job: Job, trigger: Trigger) -> JobResult:
         client, token = self._client(job, trigger)
         out_dir = self.config.runs / f"job-{job.id}-{job.attempts}"
-        settings = replace(self._settings(), out_dir=out_dir)
+        installation = job.installation_id or 0
+        spend = DailySpend(self.config.db, self.config.daily_usd_cap)
+        settings = within_daily_cap(replace(self._settings(), out_dir=out_dir), spend, installation)
         outcome = Bot(client, token, settings, log=JobLog(self.log, job.id)).handle(trigger)
+        spend.record(installation, model_cost(outcome))
         return JobResult(True, describe(outcome))
 
 

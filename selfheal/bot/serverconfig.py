@@ -2,7 +2,8 @@
 
 The webhook secret is never an option value (it would show in `ps` and shell history): the option
 names the environment variable that holds it. The app's private key is a file path; the key itself
-is read by appauth and kept nowhere else.
+is read by appauth and kept nowhere else. Model keys and endpoints come from the server's own
+environment only (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OLLAMA_HOST), never from a repository.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ PERMISSIONS = ("read", "triage", "write", "maintain", "admin")
 DEFAULT_SECRET_ENV = "SELFHEAL_WEBHOOK_SECRET"
 GITHUB_API = "https://api.github.com"  # selfheal.bot.github.DEFAULT_API_URL; not imported: PyGithub is slow
 MIN_SECRET_CHARS = 16
+MODEL_PROVIDERS = ("none", "anthropic", "ollama")
+MODEL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OLLAMA_HOST")
+DEFAULT_JOB_USD = 1.0  # one heal's dollars when --max-usd is not given, as in the Action
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,13 @@ class ServerConfig:
     write_interval: float = 1.0  # seconds between content-creating API calls, as GitHub asks
     stop_timeout: float = 20.0  # on SIGTERM: how long running jobs may finish before they are re-queued
     poll_interval: float = 1.0
+    provider: str = "none"
+    model: str | None = None
+    roles: tuple[str, ...] = ()
+    max_usd: float | None = None
+    max_tokens: int | None = None
+    daily_usd_cap: float | None = None  # per installation and UTC day, kept in the queue's database
+    model_env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def runs(self) -> Path:
@@ -163,6 +174,24 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds between content-creating GitHub API calls (default 1, as GitHub asks)",
     )
+    add("--provider", choices=MODEL_PROVIDERS,
+        help="the model for every heal (default: anthropic when ANTHROPIC_API_KEY is set in the "
+        "server's environment, else ollama when OLLAMA_HOST is, else none); keys and URLs come only "
+        "from that environment")  # fmt: skip
+    add(
+        "--model",
+        metavar="NAME",
+        help="the provider's model (default: the repository's, else the provider's)",
+    )
+    add("--role", action="append", metavar="ROLE=PROVIDER[:MODEL]",
+        help="another provider and/or model for one role, repeatable (as selfheal heal --role)")  # fmt: skip
+    add(
+        "--max-usd", type=float, metavar="USD", help=f"dollars one heal may spend (default {DEFAULT_JOB_USD})"
+    )
+    add("--max-tokens", type=int, metavar="N", help="model tokens one heal may spend (default: no limit)")
+    add("--daily-usd-cap", type=float, metavar="USD",
+        help="dollars all heals of one installation may spend per UTC day; a job over it heals with the "
+        "search alone and says so (default: no cap)")  # fmt: skip
     add("--stop-timeout", type=float, default=20.0, metavar="S",
         help="on SIGTERM, seconds running jobs may take to finish before they go back to the queue "
         "(default 20)")  # fmt: skip
@@ -201,7 +230,9 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
     api_url = args.api_url.rstrip("/")
     if not api_url.startswith(("https://", "http://")):
         raise ServerConfigError(f"--api-url {args.api_url}: not an http(s) URL")
+    model = _model_settings(args, env)
     return ServerConfig(
+        **model,
         db=args.db.expanduser().resolve(),
         app_id=str(args.app_id).strip(),
         private_key=args.private_key.expanduser().resolve(),
@@ -226,3 +257,44 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
         write_interval=args.write_interval,
         stop_timeout=args.stop_timeout,
     )
+
+
+def _model_settings(args: argparse.Namespace, env: Mapping[str, str]) -> dict:
+    """The model options, checked against what the server's environment holds."""
+    from selfheal.agent.exceptions import ConfigError
+    from selfheal.agent.model.llm.settings import parse_role_spec
+
+    model_env = {name: env[name] for name in MODEL_ENV if env.get(name, "").strip()}
+    provider = getattr(args, "provider", None) or (
+        "anthropic"
+        if "ANTHROPIC_API_KEY" in model_env
+        else "ollama"
+        if "OLLAMA_HOST" in model_env
+        else "none"
+    )
+    roles = tuple(getattr(args, "role", None) or ())
+    used = {provider}
+    for spec in roles:
+        try:
+            used.add(parse_role_spec(spec)[1].provider or "none")
+        except ConfigError as exc:
+            raise ServerConfigError(f"--role {exc}") from exc
+    if "anthropic" in used and "ANTHROPIC_API_KEY" not in model_env:
+        raise ServerConfigError("provider anthropic: set ANTHROPIC_API_KEY in the server's environment")
+    if "ollama" in used and "OLLAMA_HOST" not in model_env:
+        raise ServerConfigError("provider ollama: set OLLAMA_HOST in the server's environment")
+    for option, number in (("--max-usd", getattr(args, "max_usd", None)),
+                           ("--max-tokens", getattr(args, "max_tokens", None)),
+                           ("--daily-usd-cap", getattr(args, "daily_usd_cap", None))):  # fmt: skip
+        if number is not None and number <= 0:
+            raise ServerConfigError(f"{option} {number}: must be positive")
+    max_usd = getattr(args, "max_usd", None)
+    return {
+        "provider": provider,
+        "model": getattr(args, "model", None) or None,
+        "roles": roles,
+        "max_usd": DEFAULT_JOB_USD if max_usd is None and used != {"none"} else max_usd,
+        "max_tokens": getattr(args, "max_tokens", None),
+        "daily_usd_cap": getattr(args, "daily_usd_cap", None),
+        "model_env": model_env,
+    }

@@ -13,6 +13,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from selfheal.agent.config import build_config, choose_sandbox_for
 from selfheal.agent.events import Event, EventSink, Fanout, Trace
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.loop import heal
+from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.memory import MEMORY_FILE, render_lines, worth_keeping
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
@@ -41,7 +43,9 @@ from selfheal.bot.publish import (
     push_branch,
 )
 from selfheal.bot.signature import branch_for, failure_signature
+from selfheal.bot.spend import DailySpend
 from selfheal.sandbox.exceptions import SandboxError, SandboxUnavailable
+from selfheal.sandbox.secrets import process_scrubber
 
 REFUSED, IGNORED, PROPOSED = "refused", "ignored", "proposed"
 PROPOSAL = re.compile(r"<!-- selfheal:proposal (\{.*?\}) -->")
@@ -64,6 +68,11 @@ class BotSettings:
     # git: commit in a git directory made after the heal and push; api: GitHub's Git Data API
     publish_with: str = "git"
     memory: bool = True  # recall from and add to the repository's selfheal-memory branch
+    # keys and endpoints of the model clients (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OLLAMA_HOST),
+    # from the workflow's inputs or the server's environment: read by the clients in this process
+    # only, never the sandbox's environment, never the repository's to redirect
+    model_env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    notice: str = ""  # said with the outcome, e.g. why this job heals without its model
 
     def __post_init__(self) -> None:
         if self.min_permission not in PERMISSION_RANK or self.min_permission == "none":
@@ -249,7 +258,8 @@ class Bot:
         self._conclude(
             trigger,
             progress,
-            f"🚀 Pull request {verb} #{publication.pr_number}: {publication.pr_url}",
+            f"🚀 Pull request {verb} #{publication.pr_number}: {publication.pr_url}"
+            + _model_stopped(outcome.result, "the pull request carries the search's repair"),
             ok=True,
         )
         if trigger.comment_id:
@@ -295,29 +305,30 @@ class Bot:
             flags["test_command"] = trigger.test_command
         if trigger.command and trigger.command.targets:
             flags["targets"] = trigger.command.targets
-        # the repo's own `provider` setting is for `selfheal heal`; here the search heals
-        provider = flags.setdefault("provider", "none")
-        if provider != "none":
-            raise ConfigError(
-                f"provider {provider!r}: the Action and the bot heal with the built-in search "
-                "(provider none) in this release; model providers work in `selfheal heal` so far"
-            )
+        # the provider is the caller's (the workflow's inputs, the server's config): the repository
+        # may pick models and roles, never make the caller's key pay for a provider it did not set
+        flags.setdefault("provider", "none")
+        flags["caller_endpoints"] = True
         # on GitHub a token sits next to the repository's code: a sandbox that cannot keep the
         # code away from selfheal's process is refused unless the workflow accepted the risk
         flags["require_contained"] = True
-        config = build_config(path, flags)
+        config = build_config(path, flags, self.settings.model_env)
         if self.settings.extra_protected:
             config = replace(config, protected=(*config.protected, *self.settings.extra_protected))
         config.extra["memory_store"] = f"branch {MEMORY_BRANCH}"
-        if trigger.context:
-            config.extra["context"] = trigger.context  # for a model; the embedded engine ignores it
         try:
             sandbox, note = choose_sandbox_for(config)
         except SandboxUnavailable as exc:
             raise ConfigError(f"sandbox {config.sandbox}: {exc}") from exc
+        model = setup_for(
+            config.llm, self.settings.model_env, token_budget=config.max_tokens,
+            usd_budget=config.max_usd, parallel=config.parallel,
+        )  # fmt: skip
+        if model is not None and trigger.context:
+            model = replace(model, hint=trigger.context)
         trace = Trace()
         try:
-            result = heal(config, sandbox, Fanout(trace, progress, self.log))
+            result = heal(config, sandbox, Fanout(trace, progress, self.log), model=model)
         except SandboxUnavailable as exc:
             raise SandboxRefused(
                 f"selfheal did not run the repository's code: no sandbox here keeps it away from the "
@@ -373,8 +384,12 @@ class Bot:
             branch=branch_for(signature),
             base_branch=target.branch,
             base_sha=result.base_sha,
-            # a patch that may only fit the tests asks for a review before anyone can merge it
-            draft=self.settings.draft or result.status != HEALED or bool(result.overfit_risks),
+            # a partial heal, a patch that may only fit the tests, or one the critic sent back that
+            # nothing replaced: a human decides before anyone can merge it
+            draft=self.settings.draft
+            or result.status != HEALED
+            or bool(result.overfit_risks)
+            or bool(result.critic),
         )
 
     # -- review mode --------------------------------------------------------------------------------
@@ -466,6 +481,9 @@ class Bot:
         return progress
 
     def _conclude(self, trigger: Trigger, progress: ProgressComment | None, text: str, *, ok: bool) -> None:
+        if self.settings.notice:
+            text += f"\n\n{self.settings.notice}"
+        text = process_scrubber().scrub(text)  # a provider's or a test's words may quote a secret
         if progress:
             progress.finish(text)
         if not ok and trigger.comment_id:
@@ -480,6 +498,7 @@ class Bot:
         return "\n".join([
             f"😕 Not healed ({result.status.replace('_', ' ')}): {why}",
             *[f"- {lesson}" for lesson in lessons],
+            *([stopped] if (stopped := _model_stopped(result, "the search had the rest").strip()) else []),
             "",
             "No pull request was opened. The full report is in the run's artifact"
             + (f": {self.settings.run_url}" if self.settings.run_url else "."),
@@ -489,7 +508,7 @@ class Bot:
         if not trigger.issue_number:
             return
         try:
-            self.client.comment(trigger.issue_number, body)
+            self.client.comment(trigger.issue_number, process_scrubber().scrub(body))
         except BotError:
             pass  # telling about a failure must not hide the failure itself
 
@@ -507,6 +526,38 @@ FORK_TEXT = (
     "with a token that can push to this repository. A maintainer can push the branch here and comment "
     "`/heal` on that pull request."
 )
+
+
+def within_daily_cap(settings: BotSettings, spend: DailySpend, installation: int) -> BotSettings:
+    """The settings of one job under its installation's daily dollar cap: its max-usd lowered to
+    what is left of the day, or, with nothing left, no model at all (and a notice saying so)."""
+    flags = settings.heal_flags
+    if flags.get("provider", "none") == "none" and not flags.get("roles"):
+        return settings
+    budget = spend.budget_for(installation, flags.get("max_usd"))
+    if budget is None or budget >= 0.0001:
+        return replace(settings, heal_flags={**flags, "max_usd": budget})
+    cap = f"${spend.cap_usd:.2f}" if spend.cap_usd is not None else "the cap"
+    return replace(
+        settings,
+        heal_flags={**flags, "provider": "none", "roles": None, "model": None, "max_usd": None},
+        notice=f"This installation spent its daily model budget ({cap} per UTC day): this heal used the "
+        "search alone, without the model.",
+    )
+
+
+def model_cost(outcome: Outcome) -> float:
+    """Dollars the heal's model calls cost (0 without a model or a report)."""
+    metrics = (outcome.report or {}).get("metrics") or {}
+    return float(metrics.get("cost_usd") or 0.0)
+
+
+def _model_stopped(result: HealResult | None, then: str) -> str:
+    """Why the model stopped before the end (a budget, the API down), for the requester."""
+    stopped = ((result.model or {}).get("stopped_because") if result else None) or ""
+    if not stopped:
+        return ""
+    return f"\n\nThe model stopped early ({stopped.removeprefix('model stopped: ')}); {then}."
 
 
 def _diff(result: HealResult) -> str:

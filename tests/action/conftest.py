@@ -59,9 +59,11 @@ class World:
         *,
         python: str = sys.executable,
         path: str | None = None,
+        env: dict[str, str] | None = None,
         **inputs: str,
     ) -> ActionRun:
-        """`python` runs selfheal; `path`, if given, is the runner's PATH."""
+        """`python` runs selfheal; `path`, if given, is the runner's PATH; `env`, variables the
+        workflow's `env:` would add to the step."""
         self.runs += 1
         work = self.tmp / f"run{self.runs}"
         workspace, temp = work / "workspace", work / "runner_temp"
@@ -70,7 +72,9 @@ class World:
         event = work / "event.json"
         event.write_text(json.dumps(payload), encoding="utf-8")
         output, summary = work / "output", work / "summary.md"
+        step_env = env or {}
         env = runner_env(self, event_name, event, workspace, temp, output, summary, inputs)
+        env.update(step_env)
         if path is not None:
             env["PATH"] = path
         done = subprocess.run(
@@ -261,3 +265,17 @@ def all_text_under(path: Path) -> str:
     for file in sorted(p for p in path.rglob("*") if p.is_file()):
         chunks.append(file.read_bytes().decode("utf-8", "replace"))
     return "\n".join(chunks)
+
+
+@pytest.fixture
+def temps_world(tmp_path: Path) -> Iterator[World]:
+    """A world whose bug the search cannot fix (tests/action/model_world.py): for model heals."""
+    from tests.action.model_world import github_state, seed_temps_remote
+
+    remote, shas = seed_temps_remote(tmp_path)
+    token = "ghs_" + secrets.token_hex(16)
+    fake = FakeGitHub.start(tmp_path / "fake", github_state(remote, token))
+    try:
+        yield World(tmp_path, remote, fake, token, shas)
+    finally:
+        fake.stop()

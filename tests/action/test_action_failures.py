@@ -214,14 +214,17 @@ def test_the_repository_tests_find_no_secret_even_without_namespaces(world: Worl
     assert run.outputs["status"] == "healed"
 
 
-def test_a_model_provider_is_refused_by_the_action_in_this_release(world: World) -> None:
+def test_provider_anthropic_without_its_key_is_an_input_error_before_anything_runs(world: World) -> None:
     world.fake.seed_comment(REPO, 7, 5001, "alice", "/heal")
+    before = len(world.state()["requests"])
     run = world.run(
         "issue_comment", payloads.issue_comment("/heal", number=7, comment_id=5001), PROVIDER="anthropic"
     )
     assert run.returncode == 2
     assert (
-        "the Action and the bot heal with the built-in search (provider none) in this release" in run.stderr
+        "::error::selfheal: invalid input: provider anthropic needs the input anthropic-api-key, which is "
+        "empty: add a repository secret ANTHROPIC_API_KEY" in run.stderr
     )
     assert run.outputs["status"] == "error"
+    assert len(world.state()["requests"]) == before  # not one call to GitHub: no 👀, no clone
     assert len(world.repo_state()["pulls"]) == 2

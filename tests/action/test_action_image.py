@@ -209,3 +209,65 @@ def test_heal_yml_runs_under_act_in_dry_run(action_image: str, world: World, act
     assert len(world.repo_state()["pulls"]) == 2  # the seeded ones: a dry run opens none
     assert remote_branches(world) == ["feature", "green", "main"]
     assert world.token not in log
+
+
+def test_heal_yml_with_its_claude_line_on_heals_under_act_and_names_provider_and_tokens(
+    action_image: str, temps_world: World, tmp_path: Path
+) -> None:
+    """heal.yml as users copy it, with the one commented line for Claude turned on, run by act;
+    the action's container reaches the fake Anthropic (ANTHROPIC_BASE_URL in the step's env, as
+    --env gives it), and the step's outputs name the provider and the tokens."""
+    from tests.action.model_world import anthropic_script
+    from tests.fakes.anthropic_server import FakeAnthropic
+
+    world = temps_world
+    key = "k3y-" + "3" * 40
+    act = shutil.which("act") or str(Path(sys.executable).parent / "act")
+    CLIENT.images.get(action_image).tag(ACT_IMAGE)
+    repo = tmp_path / "act-repo"
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    workflow = (ROOT / ".github" / "workflows" / "heal.yml").read_text(encoding="utf-8")
+    line = "          # anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}"
+    assert line in workflow
+    # memory=none: the scripted answers follow the roles that ask (no lessons model in between)
+    workflow = workflow.replace(line, line.replace("# ", "", 1) + "\n          roles: memory=none")
+    workflow += (  # one more step, to read the heal step's outputs as a later step would
+        "\n      - name: Outputs\n        if: always()\n        shell: bash\n"
+        "        env:\n          PROVIDER: ${{ steps.heal.outputs.provider }}\n"
+        "          TOKENS_IN: ${{ steps.heal.outputs.tokens-in }}\n"
+        "          TOKENS_OUT: ${{ steps.heal.outputs.tokens-out }}\n"
+        '        run: echo "outputs provider=$PROVIDER tokens-in=$TOKENS_IN tokens-out=$TOKENS_OUT"\n'
+    )
+    (repo / ".github" / "workflows" / "heal.yml").write_text(workflow, encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "remote", "add", "origin", f"https://github.com/{REPO}.git")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "workflow")
+    world.fake.seed_comment(REPO, 7, 5001, "alice", "/heal")
+    event = tmp_path / "comment-event.json"
+    event.write_text(json.dumps(payloads.issue_comment("/heal", number=7, comment_id=5001)), "utf-8")
+    stub = offline_upload_artifact(tmp_path / "upload-artifact")
+    fake = FakeAnthropic.start(tmp_path / "claude", {"api_key": key, "steps": anthropic_script()})
+    try:
+        command = [
+            act, "issue_comment", "-e", str(event), "-W", ".github/workflows/heal.yml",
+            "-P", f"ubuntu-latest={IMAGE}", "--pull=false", "--rebuild=false", "--rm",
+            "--local-repository", f"selfheal/selfheal@v1={ROOT}",
+            "--local-repository", f"actions/upload-artifact@v4={stub}",
+            "--action-cache-path", str(tmp_path / "act-cache"), "--no-cache-server",
+            "-s", f"GITHUB_TOKEN={world.token}", "-s", f"ANTHROPIC_API_KEY={key}",
+            "--env", f"GITHUB_API_URL={world.fake.api_url}", "--env", f"GITHUB_SERVER_URL={world.fake.url}",
+            "--env", "SELFHEAL_GITHUB_WRITE_INTERVAL=0", "--env", f"ANTHROPIC_BASE_URL={fake.url}",
+        ]  # fmt: skip
+        done = subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=1200,
+                              env={**os.environ, "HOME": str(tmp_path / "act-home")})  # fmt: skip
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-4000:]
+    assert "outputs provider=anthropic tokens-in=8000 tokens-out=610" in log, log[-4000:]
+    assert [r["status"] for r in requests] == [200] * 7
+    [pull] = [p for p in world.repo_state()["pulls"] if p["head"]["ref"].startswith("selfheal/")]
+    assert "| **total** | 7 | 8000 | 610 | $0.0221 |" in pull["body"]
+    assert key not in log and world.token not in log

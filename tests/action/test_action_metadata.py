@@ -29,6 +29,19 @@ def test_the_declared_defaults_parse() -> None:
         "auto", "write", "auto", False, False,
     )  # fmt: skip
     assert inputs.commit_author == "selfheal[bot] <selfheal[bot]@users.noreply.github.com>"
+    assert (inputs.provider, inputs.max_usd, inputs.roles) == ("none", 1.0, ())  # no key: no model
+
+
+def test_heal_yml_turns_claude_on_with_one_commented_line() -> None:
+    text = (ROOT / ".github" / "workflows" / "heal.yml").read_text(encoding="utf-8")
+    [line] = [ln for ln in text.splitlines() if "secrets.ANTHROPIC_API_KEY" in ln and "#" in ln.split(":")[0]]
+    assert line.strip().startswith("# anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}")
+    uncommented = yaml.safe_load(
+        text.replace(line, line.replace("# anthropic-api-key", "anthropic-api-key", 1))
+    )
+    [heal_step] = [s for s in uncommented["jobs"]["heal"]["steps"] if s.get("id") == "heal"]
+    assert heal_step["with"]["anthropic-api-key"].startswith("${{ secrets.ANTHROPIC_API_KEY }}")
+    assert "provider" not in heal_step["with"]  # empty: anthropic as soon as the key is there
 
 
 def test_outputs_and_runtime() -> None:
@@ -39,6 +52,10 @@ def test_outputs_and_runtime() -> None:
         "pr-operation",
         "branch",
         "report-path",
+        "provider",
+        "tokens-in",
+        "tokens-out",
+        "cost-usd",
     ]
     assert ACTION["runs"]["using"] == "docker" and ACTION["runs"]["image"] == "Dockerfile"
 
@@ -61,3 +78,9 @@ def test_heal_yml_keeps_event_text_out_of_scripts_and_asks_for_least_privilege()
     assert heal_step["with"]["github-token"] == "${{ secrets.GITHUB_TOKEN }}"
     # no checkout: it would leave the token in .git/config of the workspace the artifact comes from
     assert not [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout")]
+
+
+def test_no_expression_in_action_yml_except_the_token_default() -> None:
+    """Runners (and act) refuse `${{ }}` in an action's metadata outside the few places that take one."""
+    text = (ROOT / "action.yml").read_text(encoding="utf-8")
+    assert re.findall(r"\$\{\{[^}]*\}\}", text) == ["${{ github.token }}"]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from selfheal.action.inputs import ActionInputs, parse_inputs
+from selfheal.action.inputs import DEFAULT_MAX_USD, ActionInputs, parse_inputs
 from selfheal.agent.exceptions import ConfigError
 
 
@@ -21,6 +21,45 @@ def test_runner_names_with_dashes_and_hand_written_underscores() -> None:
     assert (inputs.dry_run, inputs.mode, inputs.permission) == (True, "review", "maintain")
     assert inputs.protected_paths == ("docs/**", "migrations/*.py", "setup.py")
     assert inputs.secrets == ("t", "sk-x")
+    assert inputs.provider == "anthropic"  # a key and no provider: Claude
+
+
+def test_the_provider_follows_what_the_workflow_gave() -> None:
+    token = {"INPUT_GITHUB-TOKEN": "t"}
+    assert parse_inputs(token).provider == "none"
+    assert parse_inputs({**token, "INPUT_OLLAMA-HOST": "http://ollama:11434"}).provider == "ollama"
+    both = parse_inputs({**token, "INPUT_OLLAMA-HOST": "http://o:1", "INPUT_ANTHROPIC-API-KEY": "sk-x"})
+    assert both.provider == "anthropic"
+    explicit = parse_inputs({**token, "INPUT_PROVIDER": "none", "INPUT_ANTHROPIC-API-KEY": "sk-x"})
+    assert explicit.provider == "none"
+    assert parse_inputs(token).max_usd == DEFAULT_MAX_USD == 1.0
+    assert parse_inputs({**token, "INPUT_MAX-USD": "0.25"}).max_usd == 0.25
+    roles = parse_inputs({
+        **token, "INPUT_ANTHROPIC-API-KEY": "sk-x", "INPUT_OLLAMA-HOST": "http://o:1",
+        "INPUT_ROLES": "generator=ollama:qwen2.5-coder:7b\n\n critic=none \n",
+    })  # fmt: skip
+    assert roles.roles == ("generator=ollama:qwen2.5-coder:7b", "critic=none")
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"INPUT_PROVIDER": "anthropic"}, "provider anthropic needs the input anthropic-api-key, which is"),
+        ({"INPUT_PROVIDER": "ollama"}, "provider ollama needs the input ollama-host, which is empty"),
+        ({"INPUT_PROVIDER": "llamacpp"}, "input provider: 'llamacpp'; choose one of none, anthropic, ollama"),
+        (
+            {"INPUT_ANTHROPIC-API-KEY": "sk-x", "INPUT_ROLES": "critic=ollama"},
+            "provider ollama needs the input ollama-host",
+        ),
+        ({"INPUT_ROLES": "judge=anthropic"}, "input roles: unknown role 'judge'"),
+        ({"INPUT_ROLES": "generator"}, "input roles: 'generator': expected ROLE=PROVIDER"),
+        ({"INPUT_MODEL": "claude-opus-5"}, "input model names a model, but provider is none"),
+        ({"INPUT_MAX-USD": "0"}, "input max-usd: must be positive"),
+    ],
+)
+def test_model_inputs_that_cannot_work_are_refused(env: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        parse_inputs({"INPUT_GITHUB-TOKEN": "t", **env})
 
 
 @pytest.mark.parametrize(

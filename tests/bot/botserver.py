@@ -246,7 +246,14 @@ def server_env(home: Path, secret: str | None) -> dict[str, str]:
 
 
 def start_bot(
-    tmp: Path, key: AppKey, fake: FakeGitHub, db: Path, *extra: str, secret: str, timeout: float = 30.0
+    tmp: Path,
+    key: AppKey,
+    fake: FakeGitHub,
+    db: Path,
+    *extra: str,
+    secret: str,
+    timeout: float = 30.0,
+    env: dict[str, str] | None = None,
 ) -> BotProcess:
     tmp.mkdir(parents=True, exist_ok=True)
     log_path = tmp / f"bot-{uuid.uuid4().hex[:6]}.log"
@@ -254,7 +261,7 @@ def start_bot(
         proc = subprocess.Popen(
             serve_command(key, fake, db, *extra),
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=server_env(tmp, secret), cwd=tmp,
+            env={**server_env(tmp, secret), **(env or {})}, cwd=tmp,
         )  # fmt: skip
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -282,8 +289,9 @@ class BotWorld:
     def db(self) -> Path:
         return self.tmp / "bot" / "queue.sqlite3"
 
-    def start(self, *extra: str) -> BotProcess:
-        bot = start_bot(self.tmp / "bot", self.key, self.fake, self.db, *extra, secret=self.secret)
+    def start(self, *extra: str, env: dict[str, str] | None = None) -> BotProcess:
+        """`env`: variables of the server's environment besides PATH, HOME and the webhook secret."""
+        bot = start_bot(self.tmp / "bot", self.key, self.fake, self.db, *extra, secret=self.secret, env=env)
         self.bots.append(bot)
         return bot
 

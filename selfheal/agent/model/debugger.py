@@ -23,9 +23,10 @@ from typing import Any
 
 from selfheal.agent.exceptions import AnswerError
 from selfheal.agent.model.answers import echo, parse_answer
+from selfheal.agent.model.hint import NO_HINT
 from selfheal.agent.model.llm.base import Message, Provider, Usage
 from selfheal.agent.model.messagefit import fit_messages
-from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.prompts import PromptLibrary, takes_hint
 from selfheal.agent.model.textfit import fit_source
 from selfheal.agent.model.tokencount import (
     REQUEST_TOKENS,
@@ -128,6 +129,8 @@ class Debugger:
         self._corrections = 0
 
     def run(self, **fields: str) -> DebugResult:
+        if takes_hint(self.prompts, ROLE):
+            fields.setdefault("hint", NO_HINT)
         messages = self.prompts.render(ROLE, **fields)
         if self.context_tokens is not None:
             messages = self._fit_task(fields, messages)

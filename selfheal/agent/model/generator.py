@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from selfheal.agent.config import DEFAULT_PROTECTED
 from selfheal.agent.model.debugger import Diagnosis
 from selfheal.agent.model.editapply import edits_from_answer
+from selfheal.agent.model.hint import hint_for_prompt
 from selfheal.agent.model.llm.base import Provider, Usage
-from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.prompts import PromptLibrary, takes_hint
 from selfheal.agent.model.textfit import fit_field
 from selfheal.agent.repair.edits import Candidate, apply_edits
 from selfheal.agent.repair.overfit import overfit_risks
@@ -48,7 +49,9 @@ class GeneratorStrategy:
         max_tokens: int = 2048,
         protected: tuple[str, ...] = DEFAULT_PROTECTED,
         parallel: int = 1,
+        hint: str = "",
     ) -> None:
+        self.hint = hint_for_prompt(hint)
         self.parallel = parallel  # answers requested at once in the first batch; 1 = one by one
         self.provider = provider
         self.prompts = prompts
@@ -135,10 +138,12 @@ class GeneratorStrategy:
     def _messages(self, context: RepairContext, focus: tuple[str, str, str], lessons: str, feedback: str):
         file, function, cause = focus
 
+        hint = {"hint": self.hint} if takes_hint(self.prompts, ROLE) else {}
+
         def render(source: str):
             return self.prompts.render(
                 ROLE, diagnosis=cause, file=file, function=function, source=source,
-                failing=self._failing(context), lessons=lessons or "(none)", feedback=feedback,
+                failing=self._failing(context), lessons=lessons or "(none)", feedback=feedback, **hint,
             )  # fmt: skip
 
         lines = sorted({s.line for s in context.localization.top_lines(limit=10) if s.file == file})

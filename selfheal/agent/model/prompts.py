@@ -221,3 +221,9 @@ def load_prompt(path: Path) -> Prompt:
         hash=hashlib.sha256(data).hexdigest()[:12],
         fields=frozenset(fields - BUILTIN_FIELDS),
     )
+
+
+def takes_hint(prompts: PromptLibrary, role: str) -> bool:
+    """Whether the role's prompt has a $hint field: the bundled debugger and generator do; a
+    prompt folder of one's own (--prompts) written before hints existed renders without one."""
+    return "hint" in prompts.get(role).fields

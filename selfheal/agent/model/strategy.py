@@ -21,12 +21,13 @@ from selfheal.agent.exceptions import ConfigError, ProviderError
 from selfheal.agent.model.answers import AnswerRecord, ask_structured
 from selfheal.agent.model.debugger import Debugger, DebugResult
 from selfheal.agent.model.generator import GeneratorStrategy
+from selfheal.agent.model.hint import hint_for_prompt
 from selfheal.agent.model.llm.accounting import BudgetSpent, MeteredProvider, UsageLedger
 from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.llm.factory import providers_for_roles
 from selfheal.agent.model.llm.settings import ProviderSettings
 from selfheal.agent.model.memory import Memory
-from selfheal.agent.model.prompts import PromptLibrary
+from selfheal.agent.model.prompts import PromptLibrary, takes_hint
 from selfheal.agent.model.qa import ModelQA
 from selfheal.agent.model.textfit import fit_field
 from selfheal.agent.model.toolbox import Toolbox
@@ -55,6 +56,7 @@ class ModelSetup:
     max_tokens: int = 2048  # per answer
     token_budget: int | None = None  # input + output tokens over the whole heal
     usd_budget: float | None = None
+    hint: str = ""  # the requester's words (a `/heal` comment, an issue): data for debugger and generator
 
 
 def setup_for(
@@ -138,6 +140,7 @@ class ModelStrategy:
             max_tokens=setup.max_tokens,
             protected=protected,
             parallel=setup.parallel,
+            hint=setup.hint,
         )
         self.diagnoses: list[DebugResult] = []
         self.tool_calls: list[dict] = []
@@ -277,12 +280,15 @@ class ModelStrategy:
             known_files=self.known_files,
         )
         started = time.time()
+        takes = takes_hint(self.setup.prompts, "debugger")
+        hint = {"hint": hint_for_prompt(self.setup.hint)} if takes else {}
         try:
             return debugger.run(
                 failing=self._failing(context),
                 suspects=self._suspects(context),
                 source=self._source(context),
                 lessons=self.lessons(),
+                **hint,
             )
         except (BudgetSpent, ProviderError) as exc:
             debugger.result.degraded = True

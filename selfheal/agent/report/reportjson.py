@@ -125,6 +125,7 @@ def build_report(result: HealResult) -> dict[str, Any]:
         ],
         "open_risks": list(result.tests.risks),
         "critic": list(result.critic),  # concerns of a critic who sent the shipped patch back
+        "model": result.model,
         # candidates that passed screening and were refused by the verdict's run, with the rules
         "rejected": [
             {

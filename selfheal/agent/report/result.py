@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from selfheal.agent.localize.spectrum import Localization, Target
 from selfheal.agent.model.debugger import Diagnosis
@@ -84,6 +85,7 @@ class HealResult:
     tests: TestGeneration = field(default_factory=TestGeneration)  # generated tests and their proof
     test_files: dict[str, str] = field(default_factory=dict)  # new test files (project-relative) -> text
     critic: list[str] = field(default_factory=list)  # the critic's concerns about the shipped patch
+    model: dict[str, Any] | None = None  # the model's part: evidence, review, usage per role, stop reason
     overfit_risks: tuple[OverfitRisk, ...] = ()  # what in the shipped patch may only fit the tests
     memory: str = "off"  # where earlier heals were recalled from ("off": memory was not used)
     recalled: tuple = ()  # of recall.Recalled: the earlier heals most like this failure

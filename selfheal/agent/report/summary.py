@@ -42,6 +42,7 @@ def build_summary(result: HealResult, report: dict[str, Any]) -> str:
     if report["lessons"]:
         parts += ["### Lessons", "", *[f"- {lesson}" for lesson in report["lessons"]], ""]
     parts += _recalled(report)
+    parts += _model_part(report)
     parts += _metrics(result, report)
     if result.notes:
         parts += ["### Notes", "", *[f"- {note}" for note in result.notes], ""]
@@ -193,3 +194,46 @@ def _metrics(result: HealResult, report: dict[str, Any]) -> list[str]:
         f"{report['provider']} | {sandbox['backend']}: {sandbox['isolation']} |",
         "",
     ]
+
+
+def _model_part(report: dict[str, Any]) -> list[str]:
+    """What the model did: the debugger's evidence, the critic's decision, the cost per role."""
+    model = report.get("model")
+    if not model:
+        return []
+    lines = ["### The model's part", ""]
+    if model.get("root_cause"):
+        lines += [f"**Diagnosis:** {model['root_cause']}", ""]
+    if model.get("tool_calls") or model.get("evidence"):
+        lines += ["**Evidence the debugger gathered:**", ""]
+        for call in model["tool_calls"]:
+            lines.append(f"- `{call['tool']}` {call['arguments']}" + ("" if call["ok"] else " (failed)"))
+        lines += [f"- {item}" for item in model.get("evidence", [])]
+        lines.append("")
+    critic = model.get("critic")
+    if critic:
+        verdict = "accepted the patch" if critic["decision"] == "accept" else "sent the patch back"
+        lines += [f"**Critic:** {verdict}: {critic['reason']}", ""]
+        lines += [f"- concern: {concern}" for concern in critic.get("concerns", [])]
+        if critic.get("concerns"):
+            lines.append("")
+    if model.get("refused_edits"):
+        lines += ["**Model edits that were refused or did not apply:**", ""]
+        lines += [f"- {problem}" for problem in model["refused_edits"]]
+        lines.append("")
+    if model.get("stopped_because"):
+        lines += [f"**The model stopped early:** {model['stopped_because']}; the search carried on.", ""]
+    usage = model.get("usage") or {}
+    rows = usage.get("by_role") or {}
+    if rows:
+        lines += ["| role | calls | tokens in | tokens out | dollars |", "|---|---|---|---|---|"]
+        for role, row in rows.items():
+            tokens = f"{row['tokens_in']} | {row['tokens_out']}"
+            lines.append(f"| {role} | {row['calls']} | {tokens} | ${row['cost_usd']:.4f} |")
+        total = usage["total"]
+        lines.append(
+            f"| **total** | {total['calls']} | {total['tokens_in']} | {total['tokens_out']} | "
+            f"${total['cost_usd']:.4f} |"
+        )
+        lines.append("")
+    return lines

@@ -32,6 +32,7 @@ SAMPLE = {
     "new_tests": "def test_mean_of_one(): assert mean([4]) == 4",
     "lessons": "(none)",
     "events": "candidate 1 healed 1/1 failing tests",
+    "hint": "the mean is off for short lists",
 }
 
 MINIMAL = """\

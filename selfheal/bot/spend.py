@@ -1,0 +1,81 @@
+"""The bot's per-installation daily dollar cap on model spending, kept in the queue's database.
+
+    DailySpend(db, cap).budget_for(installation) -> dollars one job may spend now (0: over the cap)
+    DailySpend(db, cap).record(installation, dollars)
+
+A day is a UTC calendar day. The table lives next to the jobs (same SQLite file, WAL mode), so a
+restart keeps what was spent. A job's own max-usd is lowered to what is left of the day's cap;
+a job that finds the cap spent heals with the search alone and says so.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from selfheal.bot.exceptions import BotError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS model_spend (
+    installation_id INTEGER NOT NULL,
+    day TEXT NOT NULL,
+    usd REAL NOT NULL DEFAULT 0,
+    PRIMARY KEY (installation_id, day)
+)
+"""
+
+
+def today() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d")
+
+
+class DailySpend:
+    def __init__(self, db: Path, cap_usd: float | None) -> None:
+        self.db = db
+        self.cap_usd = cap_usd
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.db, timeout=30.0, isolation_level=None)
+            conn.execute(SCHEMA)
+        except sqlite3.Error as exc:
+            raise BotError(f"the spending table in {self.db}: {exc}") from exc
+        return conn
+
+    def spent(self, installation: int, day: str | None = None) -> float:
+        with self._lock:
+            conn = self._connect()
+            try:
+                row = conn.execute(
+                    "SELECT usd FROM model_spend WHERE installation_id = ? AND day = ?",
+                    (installation, day or today()),
+                ).fetchone()
+            finally:
+                conn.close()
+        return float(row[0]) if row else 0.0
+
+    def budget_for(self, installation: int, job_max_usd: float | None) -> float | None:
+        """What one job may spend: its own max-usd, lowered to what is left of the day's cap."""
+        if self.cap_usd is None:
+            return job_max_usd
+        left = max(self.cap_usd - self.spent(installation), 0.0)
+        return left if job_max_usd is None else min(job_max_usd, left)
+
+    def record(self, installation: int, usd: float) -> None:
+        if usd <= 0:
+            return
+        with self._lock:
+            conn = self._connect()
+            try:
+                conn.execute(
+                    "INSERT INTO model_spend (installation_id, day, usd) VALUES (?, ?, ?) "
+                    "ON CONFLICT (installation_id, day) DO UPDATE SET usd = usd + excluded.usd",
+                    (installation, today(), usd),
+                )
+            except sqlite3.Error as exc:
+                raise BotError(f"recording spending in {self.db}: {exc}") from exc
+            finally:
+                conn.close()
