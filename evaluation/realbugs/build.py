@@ -111,7 +111,7 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
             return Outcome(bug.id, EXCLUDED, problem)
         failing = tuple(sorted(before.failed() & after.passed()))
         deselected = [*bug.deselect]
-        deselected += [Deselected(t, "fails on both the buggy and the fixed release here")
+        deselected += [Deselected(t, "fails with the buggy sources and with the fix's sources alike here (needs another change of the release, or what this environment lacks)")
                        for t in sorted(before.failed() & after.failed())]  # fmt: skip
         deselected += [Deselected(t, "fails with the fixed sources only (needs more of the release)")
                        for t in sorted(after.failed() - before.failed())]  # fmt: skip
