@@ -206,9 +206,9 @@ def function_trees(text: str) -> dict[str, str] | None:
 
 def _collect(body: list[ast.stmt], prefix: str, rest_name: str, trees: dict[str, str]) -> None:
     rest = []
-    for node in body:
+    for node in _without_docstring_body(body):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            trees[prefix + node.name] = ast.dump(node)
+            trees[prefix + node.name] = ast.dump(_without_docstring(node))
         elif isinstance(node, ast.ClassDef):
             name = prefix + node.name
             _collect(node.body, name + ".", name + ".<body>", trees)
@@ -219,6 +219,23 @@ def _collect(body: list[ast.stmt], prefix: str, rest_name: str, trees: dict[str,
         elif not _is_version(node):  # every release bumps it; it is no part of a fix
             rest.append(node)
     trees[rest_name] = ast.dump(ast.Module(body=rest, type_ignores=[]))
+
+
+def _without_docstring_body(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A docstring documents the code; a release that adds one changed no behaviour."""
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return body[1:]
+    return body
+
+
+def _without_docstring(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+    copy = ast.FunctionDef if isinstance(node, ast.FunctionDef) else ast.AsyncFunctionDef
+    return copy(
+        name=node.name, args=node.args, body=_without_docstring_body(node.body) or [ast.Pass()],
+        decorator_list=node.decorator_list, returns=node.returns, type_comment=node.type_comment,
+        type_params=getattr(node, "type_params", []),
+    )  # fmt: skip
 
 
 def _is_version(node: ast.stmt) -> bool:

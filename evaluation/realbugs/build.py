@@ -109,8 +109,12 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
         problem = _not_reproduced(bug, before, after)
         if problem:
             return Outcome(bug.id, EXCLUDED, problem)
-        failing = tuple(sorted(before.failed() & after.passed()))
+        fixed_by_release = before.failed() & after.passed()
+        failing = tuple(sorted(t for t in fixed_by_release if any(covers(f, t) for f in bug.failing)))
         deselected = [*bug.deselect]
+        # a release ships several changes; the tests of the others are no part of this task
+        deselected += [Deselected(t, "tests another change of the same release")
+                       for t in sorted(fixed_by_release) if t not in failing]  # fmt: skip
         deselected += [Deselected(t, "fails with the buggy sources and with the fix's sources alike here (needs another change of the release, or what this environment lacks)")
                        for t in sorted(before.failed() & after.failed())]  # fmt: skip
         deselected += [Deselected(t, "fails with the fixed sources only (needs more of the release)")
@@ -122,8 +126,9 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
         for rel in bug.source_files:
             shutil.copy(fixed / rel, hidden_fixed / rel)
         hidden_tests = [f for f in bug.hidden_files if Path(f).name.startswith("test")]
-        hidden_after = run_pytest(hidden_fixed, [*hidden_tests, *listed])
-        hidden_args = [*listed, *(f"--deselect={t}" for t in sorted(hidden_after.failed()))]
+        others = [f"--deselect={d.test}" for d in deselected if d not in bug.deselect]
+        hidden_after = run_pytest(hidden_fixed, [*hidden_tests, *listed, *others])
+        hidden_args = [*listed, *others, *(f"--deselect={t}" for t in sorted(hidden_after.failed()))]
         hidden_before = run_pytest(hidden_base, [*hidden_tests, *hidden_args])
         if hidden_after.returncode not in (0, 1) or not hidden_after.passed():
             return Outcome(bug.id, EXCLUDED, f"the hidden tests do not run on the fixed release: "
@@ -131,8 +136,12 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
         if not hidden_before.failed():
             return Outcome(bug.id, EXCLUDED, "no hidden test fails on the buggy release")
         functions = _fixed_functions(bug, buggy, fixed)
+        ignore = list(bug.ignore_functions)
+        if bug.fix_functions:  # the release changed more: only these are the fix
+            ignore += [name.split("::", 1)[1] for name in functions if name.split("::", 1)[1] not in bug.fix_functions]
+            functions = tuple(name for name in functions if name.split("::", 1)[1] in bug.fix_functions)
         changed = sum(1 for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---"))
-        _write_task(bug, target, base, fixed, diff, failing, deselected, hidden_args, changed)
+        _write_task(bug, target, base, fixed, diff, failing, deselected, hidden_args, changed, ignore)
         visible = len(before.outcomes) - len([d for d in deselected if d.test in before.outcomes])
         return Outcome(bug.id, REPRODUCED, "", failing, tuple(deselected), visible, changed, functions)
 
@@ -206,7 +215,7 @@ def _difficulty(changed: int) -> str:
 
 def _write_task(
     bug: Bug, target: Path, repo: Path, fixed: Path, diff: str, failing: tuple[str, ...],
-    deselected: list[Deselected], hidden_args: list[str], changed: int,
+    deselected: list[Deselected], hidden_args: list[str], changed: int, ignore: list[str],
 ) -> None:  # fmt: skip
     staging = target.with_name(target.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
@@ -228,7 +237,7 @@ def _write_task(
         "hidden_layout": "overlay",
         "hidden_args": hidden_args,
         "reference_mode": "functions",
-        "reference_ignore": list(bug.ignore_functions),
+        "reference_ignore": ignore,
         "project": bug.project,
         "buggy": bug.buggy,
         "fixed": bug.fixed,

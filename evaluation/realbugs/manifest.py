@@ -48,6 +48,7 @@ class Bug:
     hidden_files: tuple[str, ...]  # the fixed release's test files run as the hidden check
     deselect: tuple[Deselected, ...]  # visible tests left out, each with why
     ignore_functions: tuple[str, ...]  # changes of the release unrelated to this fix
+    fix_functions: tuple[str, ...] = ()  # when the release changed more: the functions of this fix
     pytest_args: tuple[str, ...] = ()  # e.g. `-o addopts=` where the project's ini needs pytest-cov
 
     def sdist_name(self, version: str) -> str:
@@ -93,6 +94,7 @@ def parse_bug(entry: dict) -> Bug:
         deselect=tuple(Deselected(d["test"], d["why"]) for d in deselect),
         ignore_functions=tuple(entry.get("ignore_functions", [])),
         pytest_args=tuple(entry.get("pytest_args", [])),
+        fix_functions=tuple(entry.get("fix_functions", [])),
     )
 
 
