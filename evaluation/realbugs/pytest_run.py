@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 RUN_TIMEOUT_S = 600
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # a project's ini may force colour on
 # `-rA` prints one line per test at the end: "PASSED tests/test_a.py::test_b", "FAILED ... - why"
 OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S.*?)(?:\s+-\s.*)?$")
 
@@ -37,7 +38,7 @@ def python_path(root: Path) -> str:
 def run_pytest(root: Path, args: list[str], timeout: float = RUN_TIMEOUT_S) -> PytestRun:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONPATH"}
     env.update(PYTHONPATH=python_path(root), PYTHONDONTWRITEBYTECODE="1")
-    command = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *args]
+    command = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *args, "--color=no"]
     process = subprocess.Popen(
         command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
@@ -49,7 +50,7 @@ def run_pytest(root: Path, args: list[str], timeout: float = RUN_TIMEOUT_S) -> P
         output, _ = process.communicate()
         return PytestRun(-1, {}, output[-3000:], timed_out=True)
     outcomes: dict[str, str] = {}
-    for line in output.splitlines():
+    for line in ANSI.sub("", output).splitlines():
         match = OUTCOME.match(line)
         if match:
             outcomes[match[2]] = match[1]
