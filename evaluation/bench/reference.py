@@ -224,7 +224,11 @@ def _collect(body: list[ast.stmt], prefix: str, rest_name: str, trees: dict[str,
 def _without_docstring_body(body: list[ast.stmt]) -> list[ast.stmt]:
     """A docstring documents the code; a release that adds one changed no behaviour."""
     first = body[0] if body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
         return body[1:]
     return body
 
@@ -239,8 +243,16 @@ def _without_docstring(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
 
 
 def _is_version(node: ast.stmt) -> bool:
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-    return any(isinstance(t, ast.Name) and t.id in ("__version__", "version_info", "VERSION") for t in targets)
+    targets = (
+        node.targets
+        if isinstance(node, ast.Assign)
+        else [node.target]
+        if isinstance(node, ast.AnnAssign)
+        else []
+    )
+    return any(
+        isinstance(t, ast.Name) and t.id in ("__version__", "version_info", "VERSION") for t in targets
+    )
 
 
 def matches_reference_functions(
@@ -254,7 +266,10 @@ def matches_reference_functions(
         base_file = repo / path
         base = base_file.read_text(encoding="utf-8") if base_file.is_file() else None
         healed, fixed = changes.get(path, base), reference.get(path, base)
-        trees = [function_trees(t) if t is not None and path.endswith(".py") else None for t in (base, healed, fixed)]
+        trees = [
+            function_trees(t) if t is not None and path.endswith(".py") else None
+            for t in (base, healed, fixed)
+        ]
         if any(t is None for t in trees):
             if not same_code(path, healed, fixed) and path in changes:
                 return False

@@ -118,7 +118,9 @@ def load_task(folder: Path) -> Task:
         problems.append(f"task.toml: hidden_layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     mode = meta.get("reference_mode", "files")
     if mode not in REFERENCE_MODES:
-        problems.append(f"task.toml: reference_mode must be one of {', '.join(REFERENCE_MODES)}, not {mode!r}")
+        problems.append(
+            f"task.toml: reference_mode must be one of {', '.join(REFERENCE_MODES)}, not {mode!r}"
+        )
     pattern = "**/test*.py" if layout == "overlay" else "test*.py"
     if not sorted((folder / "hidden").glob(pattern)):
         problems.append("hidden/ holds no test_*.py file (the reference tests)")

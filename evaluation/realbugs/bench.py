@@ -35,7 +35,9 @@ def prepare(subset: str, ids: list[str] | None, cache_root: Path | None = None) 
     elif subset in manifest.subsets:
         bugs = [manifest.bug(i) for i in manifest.subsets[subset]]
     else:
-        raise ManifestError(f"unknown realbugs subset {subset!r}; subsets: full, {', '.join(manifest.subsets)}")
+        raise ManifestError(
+            f"unknown realbugs subset {subset!r}; subsets: full, {', '.join(manifest.subsets)}"
+        )
     cache = SdistCache((cache_root or default_cache()).expanduser())
     outcomes = build_suite(manifest, cache, bugs, report=lambda o: _say(f"realbugs: {o.describe()}"))
     _say(f"realbugs: {counts(outcomes)}")

@@ -29,6 +29,10 @@ from evaluation.realbugs.sdist import SdistCache, SdistUnavailable
 BUILT, REPRODUCED, EXCLUDED, UNAVAILABLE = "built", "reproduced", "excluded", "unavailable"
 SKIPPED_IN_COPY = shutil.ignore_patterns("*.egg-info", "__pycache__", "*.pyc", ".pytest_cache", ".tox")
 STAMP = "build.json"
+BOTH_FAIL = (
+    "fails with the buggy sources and with the fix's sources alike here "
+    "(needs another change of the release, or what this environment lacks)"
+)
 
 
 @dataclass(frozen=True)
@@ -115,8 +119,7 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
         # a release ships several changes; the tests of the others are no part of this task
         deselected += [Deselected(t, "tests another change of the same release")
                        for t in sorted(fixed_by_release) if t not in failing]  # fmt: skip
-        deselected += [Deselected(t, "fails with the buggy sources and with the fix's sources alike here (needs another change of the release, or what this environment lacks)")
-                       for t in sorted(before.failed() & after.failed())]  # fmt: skip
+        deselected += [Deselected(t, BOTH_FAIL) for t in sorted(before.failed() & after.failed())]
         deselected += [Deselected(t, "fails with the fixed sources only (needs more of the release)")
                        for t in sorted(after.failed() - before.failed())]  # fmt: skip
         hidden_base = _task_repo(bug, buggy, fixed, Path(tmp) / "hidden-base", tests_from=fixed,
@@ -138,7 +141,11 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
         functions = _fixed_functions(bug, buggy, fixed)
         ignore = list(bug.ignore_functions)
         if bug.fix_functions:  # the release changed more: only these are the fix
-            ignore += [name.split("::", 1)[1] for name in functions if name.split("::", 1)[1] not in bug.fix_functions]
+            ignore += [
+                name.split("::", 1)[1]
+                for name in functions
+                if name.split("::", 1)[1] not in bug.fix_functions
+            ]
             functions = tuple(name for name in functions if name.split("::", 1)[1] in bug.fix_functions)
         changed = sum(1 for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---"))
         _write_task(bug, target, base, fixed, diff, failing, deselected, hidden_args, changed, ignore)

@@ -74,7 +74,8 @@ def parse_bug(entry: dict) -> Bug:
             problems.append(f"{key!r} must list non-empty strings")
     deselect = entry.get("deselect", [])
     if not isinstance(deselect, list) or not all(
-        isinstance(d, dict) and isinstance(d.get("test"), str) and isinstance(d.get("why"), str) for d in deselect
+        isinstance(d, dict) and isinstance(d.get("test"), str) and isinstance(d.get("why"), str)
+        for d in deselect
     ):
         problems.append("'deselect' must be a list of {test = ..., why = ...}")
     if problems:

@@ -49,9 +49,13 @@ class SdistCache:
         for path in sorted(self.sdists.iterdir()):
             name = path.name
             for suffix in (".tar.gz", ".zip", ".tar.bz2", ".tgz"):
-                if name.endswith(suffix) and _normal(name[: -len(suffix)].rsplit("-", 1)[0]) + "-" + (
-                    name[: -len(suffix)].rsplit("-", 1)[-1]
-                ) == stem:
+                if (
+                    name.endswith(suffix)
+                    and _normal(name[: -len(suffix)].rsplit("-", 1)[0])
+                    + "-"
+                    + (name[: -len(suffix)].rsplit("-", 1)[-1])
+                    == stem
+                ):
                     return path
         return None
 

@@ -46,7 +46,9 @@ def write_subsets(manifest: Manifest, folder: Path) -> None:
     for name, ids in subsets.items():
         members = [i for i in ids if i in built]
         if members:
-            lines.append(f"[{name}]\ntasks = [{', '.join(repr(i).replace(chr(39), chr(34)) for i in members)}]\n")
+            lines.append(
+                f"[{name}]\ntasks = [{', '.join(repr(i).replace(chr(39), chr(34)) for i in members)}]\n"
+            )
     (folder / "subsets.toml").write_text("\n".join(lines), encoding="utf-8")
 
 

@@ -14,10 +14,9 @@ from evaluation.bench.hidden import patched_copy, run_hidden
 from evaluation.bench.reference import matches_reference_functions, task_matches_reference
 from evaluation.bench.tasks import load_task
 from evaluation.realbugs.build import EXCLUDED, REPRODUCED, UNAVAILABLE, build_bug
-from evaluation.realbugs.manifest import parse_bug
+from evaluation.realbugs.manifest import Manifest, parse_bug
 from evaluation.realbugs.sdist import SdistCache
 from evaluation.realbugs.suite import build_suite, reproduced_ids
-from evaluation.realbugs.manifest import Manifest
 
 # pip prepares an sdist's metadata before it saves it; an in-tree backend needs nothing from an index
 PYPROJECT = """
@@ -59,11 +58,13 @@ def span(values):
     return max(values) - min(values)
 '''
 
-FIXED = BUGGY.replace('VERSION = "1.0"', 'VERSION = "1.1"').replace(
-    "    if value >= high:\n        return value", "    if value >= high:\n        return high"
-).replace("return max(values) - min(values)", "return max(values) - min(values) if values else 0")
+FIXED = (
+    BUGGY.replace('VERSION = "1.0"', 'VERSION = "1.1"')
+    .replace("    if value >= high:\n        return value", "    if value >= high:\n        return high")
+    .replace("return max(values) - min(values)", "return max(values) - min(values) if values else 0")
+)
 
-TESTS_FIXED = '''
+TESTS_FIXED = """
 import sys
 
 from tinyrange import clamp, span
@@ -87,9 +88,9 @@ def test_span():
 
 def test_needs_another_platform():
     assert sys.platform == "no-such-platform"
-'''
+"""
 
-TESTS_MORE = '''
+TESTS_MORE = """
 from tinyrange import clamp
 
 
@@ -99,7 +100,7 @@ def test_far_above():
 
 def test_at_high():
     assert clamp(10, 0, 10) == 10
-'''
+"""
 
 TESTS_BUGGY = TESTS_FIXED.replace("def test_above():\n    assert clamp(12, 0, 10) == 10\n\n\n", "")
 
@@ -145,7 +146,7 @@ def built(releases, tmp_path_factory):
 
 
 def test_the_builder_reproduces_the_bug_and_lists_what_it_deselected(built):
-    cache, tasks, outcome = built
+    cache, _, outcome = built
     assert outcome.state == REPRODUCED, outcome.why
     assert outcome.failing == ("tests/test_range.py::test_above",)
     assert [(d.test, d.why.split(" (")[0]) for d in outcome.deselected] == [
@@ -155,7 +156,10 @@ def test_the_builder_reproduces_the_bug_and_lists_what_it_deselected(built):
     assert outcome.visible_tests == 4
     assert outcome.functions == ("tinyrange/__init__.py::clamp",)
     assert outcome.describe().startswith("tinyrange-clamp: built, reproduced: 1 failing of 4 visible tests")
-    assert sorted(p.name for p in (cache.root / "sdists").iterdir()) == ["tinyrange-1.0.tar.gz", "tinyrange-1.1.tar.gz"]
+    assert sorted(p.name for p in (cache.root / "sdists").iterdir()) == [
+        "tinyrange-1.0.tar.gz",
+        "tinyrange-1.1.tar.gz",
+    ]
 
 
 def test_the_task_holds_the_buggy_sources_with_the_fixed_tests(built):
@@ -187,7 +191,9 @@ def _changes(task, new_clamp: str, span_fix: bool = False) -> dict[str, str]:
     text = (task.repo / "tinyrange/__init__.py").read_text()
     text = text.replace("    if value >= high:\n        return value", new_clamp)
     if span_fix:
-        text = text.replace("return max(values) - min(values)", "return max(values) - min(values) if values else 0")
+        text = text.replace(
+            "return max(values) - min(values)", "return max(values) - min(values) if values else 0"
+        )
     return {"tinyrange/__init__.py": text}
 
 
@@ -196,7 +202,9 @@ def test_hidden_validation_passes_the_reference_fix_and_catches_an_overfit_patch
     task = load_task(tasks / "tinyrange-clamp")
     good = run_hidden(task, patched_copy(task, _changes(task, REFERENCE), tmp_path / "good"), "python", 60)
     assert (good.passed, good.failed) == (6, 0) and good.ok
-    overfit = run_hidden(task, patched_copy(task, _changes(task, OVERFIT), tmp_path / "overfit"), "python", 60)
+    overfit = run_hidden(
+        task, patched_copy(task, _changes(task, OVERFIT), tmp_path / "overfit"), "python", 60
+    )
     assert overfit.failing == ("tests.test_more::test_far_above",)
     base = run_hidden(task, patched_copy(task, {}, tmp_path / "base"), "python", 60)
     assert base.failing == ("tests.test_more::test_far_above", "tests.test_range::test_above") and not base.ok
@@ -210,7 +218,9 @@ def test_the_reference_comparison_is_by_function(built):
     assert task_matches_reference(task, _changes(task, REFERENCE, span_fix=True)) is True
     assert task_matches_reference(task, _changes(task, OVERFIT)) is False
     diff = (task.folder / "solution.diff").read_text()
-    assert matches_reference_functions(task.repo, diff, _changes(task, REFERENCE), ()) is False  # span required
+    assert (
+        matches_reference_functions(task.repo, diff, _changes(task, REFERENCE), ()) is False
+    )  # span required
 
 
 def test_a_bug_that_does_not_reproduce_is_excluded_with_why(releases, tmp_path):
@@ -238,4 +248,7 @@ def test_the_suite_writes_subsets_of_reproduced_tasks_only(releases, tmp_path):
     assert [o.state for o in outcomes] == [REPRODUCED, EXCLUDED] and len(seen) == 2
     assert reproduced_ids(cache.root / "tasks") == ["tinyrange-clamp"]
     subsets = tomllib.loads((cache.root / "tasks" / "subsets.toml").read_text())
-    assert subsets == {"full": {"tasks": ["tinyrange-clamp"]}, "realbugs-smoke": {"tasks": ["tinyrange-clamp"]}}
+    assert subsets == {
+        "full": {"tasks": ["tinyrange-clamp"]},
+        "realbugs-smoke": {"tasks": ["tinyrange-clamp"]},
+    }
