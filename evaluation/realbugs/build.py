@@ -27,7 +27,12 @@ from evaluation.realbugs.pytest_run import PytestRun, covers, run_pytest
 from evaluation.realbugs.sdist import SdistCache, SdistUnavailable
 
 BUILT, REPRODUCED, EXCLUDED, UNAVAILABLE = "built", "reproduced", "excluded", "unavailable"
-SKIPPED_IN_COPY = shutil.ignore_patterns("*.egg-info", "__pycache__", "*.pyc", ".pytest_cache", ".tox")
+# a task is committed with `git add -A`: a project's .gitignore would leave out sdist files that
+# its build generated (a `_version.py`, compiled translations), so the heal would lack them
+SKIPPED_IN_COPY = shutil.ignore_patterns(
+    "*.egg-info", "__pycache__", "*.pyc", ".pytest_cache", ".tox", ".gitignore"
+)
+BUILDER_VERSION = 2  # a change of how tasks are built rebuilds every task
 STAMP = "build.json"
 BOTH_FAIL = (
     "fails with the buggy sources and with the fix's sources alike here "
@@ -57,7 +62,8 @@ class Outcome:
 
 
 def bug_digest(bug: Bug) -> str:
-    return hashlib.sha256(json.dumps(asdict(bug), sort_keys=True).encode()).hexdigest()[:12]
+    recipe = {"builder": BUILDER_VERSION, **asdict(bug)}
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def build_bug(bug: Bug, cache: SdistCache, tasks_dir: Path, rebuild: bool = False) -> Outcome:

@@ -107,8 +107,14 @@ TESTS_BUGGY = TESTS_FIXED.replace("def test_above():\n    assert clamp(12, 0, 10
 
 def _sdist(folder: Path, version: str, source: str, tests: dict[str, str]) -> None:
     root = folder / "build" / f"tinyrange-{version}"
-    files = {"pyproject.toml": PYPROJECT, "backend.py": BACKEND.format(version=version),
-             "tinyrange/__init__.py": source, **tests}  # fmt: skip
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "backend.py": BACKEND.format(version=version),
+        "tinyrange/__init__.py": source,
+        ".gitignore": "tinyrange/_generated.py\n",  # what the project's build writes into the sdist
+        "tinyrange/_generated.py": "GENERATED = True\n",
+        **tests,
+    }
     files["PKG-INFO"] = f"Metadata-Version: 2.1\nName: tinyrange\nVersion: {version}\n"
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -169,6 +175,8 @@ def test_the_task_holds_the_buggy_sources_with_the_fixed_tests(built):
     assert "return value\n    return value" in (repo / "tinyrange/__init__.py").read_text()
     assert "def test_above" in (repo / "tests/test_range.py").read_text()
     assert not (repo / "tests/test_more.py").exists()  # hidden: the heal never sees it
+    # committed with `git add -A`, every file of the sdist must reach the heal
+    assert (repo / "tinyrange/_generated.py").is_file() and not (repo / ".gitignore").exists()
     assert task.test_command == (
         "pytest -q tests/test_range.py --deselect=tests/test_range.py::test_needs_another_platform"
     )
