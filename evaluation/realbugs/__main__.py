@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     cache = SdistCache((args.cache or default_cache()).expanduser(), args.find_links)
     outcomes = build_suite(manifest, cache, bugs, jobs=args.jobs, rebuild=args.rebuild,
                            report=lambda o: print(o.describe(), flush=True))  # fmt: skip
-    print(f"{counts(outcomes)}; tasks in {tasks_dir(cache)}")
+    print(f"{counts(outcomes, bugs)}; tasks in {tasks_dir(cache)}")
     return 0 if all(o.state == REPRODUCED for o in outcomes) else 1
 
 

@@ -40,7 +40,7 @@ def prepare(subset: str, ids: list[str] | None, cache_root: Path | None = None) 
         )
     cache = SdistCache((cache_root or default_cache()).expanduser())
     outcomes = build_suite(manifest, cache, bugs, report=lambda o: _say(f"realbugs: {o.describe()}"))
-    _say(f"realbugs: {counts(outcomes)}")
+    _say(f"realbugs: {counts(outcomes, bugs)}")
     by_id = {bug.id: bug for bug in bugs}
     unavailable = tuple(
         failed_run(_placeholder(by_id[o.id], tasks_dir(cache)), UNAVAILABLE_STATUS, o.why, 0.0)

@@ -53,7 +53,8 @@ class Outcome:
 
     def describe(self) -> str:
         if self.state != REPRODUCED:
-            return f"{self.id}: {BUILT if self.state == EXCLUDED else self.state}, {self.state}: {self.why}"
+            built = f"{BUILT}, " if self.state == EXCLUDED else ""
+            return f"{self.id}: {built}{self.state}: {self.why}"
         extra = f", {len(self.deselected)} deselected" if self.deselected else ""
         return (
             f"{self.id}: built, reproduced: {len(self.failing)} failing of {self.visible_tests} visible "
@@ -143,7 +144,7 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
         other_changes = sorted(
             t
             for t in hidden_before.failed() & hidden_after.passed()
-            if not any(covers(f, t) for f in bug.failing)
+            if not any(covers(f, t) for f in (*bug.failing, *bug.hidden_failing))
         )
         hidden_args += [f"--deselect={t}" for t in other_changes]
         if not any(covers(f, t) for f in bug.failing for t in hidden_before.failed()):

@@ -48,6 +48,9 @@ class Bug:
     hidden_files: tuple[str, ...]  # the fixed release's test files run as the hidden check
     deselect: tuple[Deselected, ...]  # visible tests left out, each with why
     ignore_functions: tuple[str, ...]  # changes of the release unrelated to this fix
+    # hidden tests of this fix besides `failing` (the fixed release's other fail-to-pass tests in
+    # the hidden files are taken for tests of its other changes, and deselected)
+    hidden_failing: tuple[str, ...] = ()
     fix_functions: tuple[str, ...] = ()  # when the release changed more: the functions of this fix
     pytest_args: tuple[str, ...] = ()  # e.g. `-o addopts=` where the project's ini needs pytest-cov
 
@@ -96,6 +99,7 @@ def parse_bug(entry: dict) -> Bug:
         ignore_functions=tuple(entry.get("ignore_functions", [])),
         pytest_args=tuple(entry.get("pytest_args", [])),
         fix_functions=tuple(entry.get("fix_functions", [])),
+        hidden_failing=tuple(entry.get("hidden_failing", [])),
     )
 
 

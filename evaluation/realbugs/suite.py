@@ -52,9 +52,10 @@ def write_subsets(manifest: Manifest, folder: Path) -> None:
     (folder / "subsets.toml").write_text("\n".join(lines), encoding="utf-8")
 
 
-def counts(outcomes: list[Outcome]) -> str:
+def counts(outcomes: list[Outcome], bugs: Iterable[Bug]) -> str:
+    project = {bug.id: bug.project for bug in bugs}
     reproduced = [o for o in outcomes if o.state == REPRODUCED]
-    projects = {o.id.split("-")[0] for o in reproduced}
+    projects = {project[o.id] for o in reproduced}
     others = {state: sum(o.state == state for o in outcomes) for state in ("excluded", "unavailable")}
     return (
         f"{len(reproduced)} reproduced task(s) from {len(projects)} project(s); "

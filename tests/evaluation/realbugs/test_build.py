@@ -136,7 +136,9 @@ def _bug(**changes) -> object:
         "id": "tinyrange-clamp", "project": "tinyrange", "buggy": "1.0", "fixed": "1.1",
         "source_files": ["tinyrange/__init__.py"], "test_files": ["tests/test_range.py"],
         "hidden_files": ["tests/test_range.py", "tests/test_more.py"],
-        "failing": ["tests/test_range.py::test_above"], "bug": "clamp returns the value above the range",
+        "failing": ["tests/test_range.py::test_above"],
+        "hidden_failing": ["tests/test_more.py::test_far_above"],
+        "bug": "clamp returns the value above the range",
         "domain": "numeric", "kind": ["wrong-result", "single-edit"],
         "ignore_functions": ["span"],
     }  # fmt: skip
@@ -237,6 +239,7 @@ def test_a_bug_that_does_not_reproduce_is_excluded_with_why(releases, tmp_path):
                         tmp_path / "tasks")  # fmt: skip
     assert outcome.state == EXCLUDED
     assert outcome.why == "tests/test_range.py::test_inside does not fail on the buggy release 1.0"
+    assert outcome.describe() == f"tinyrange-inside: built, excluded: {outcome.why}"
     assert not (tmp_path / "tasks" / "tinyrange-inside" / "task.toml").exists()
 
 
@@ -260,3 +263,44 @@ def test_the_suite_writes_subsets_of_reproduced_tasks_only(releases, tmp_path):
         "full": {"tasks": ["tinyrange-clamp"]},
         "realbugs-smoke": {"tasks": ["tinyrange-clamp"]},
     }
+
+
+def test_the_command_prints_one_line_per_bug_and_a_count(releases, tmp_path, capsys):
+    from evaluation.realbugs.__main__ import main
+
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text(
+        textwrap.dedent("""
+        [[bug]]
+        id = "tinyrange-clamp"
+        project = "tinyrange"
+        buggy = "1.0"
+        fixed = "1.1"
+        source_files = ["tinyrange/__init__.py"]
+        test_files = ["tests/test_range.py"]
+        failing = ["tests/test_range.py::test_above"]
+        bug = "clamp returns the value above the range"
+        domain = "numeric"
+        kind = ["wrong-result"]
+
+        [[bug]]
+        id = "tinyrange-gone"
+        project = "tinyrange"
+        buggy = "1.0"
+        fixed = "9.9"
+        source_files = ["tinyrange/__init__.py"]
+        test_files = ["tests/test_range.py"]
+        failing = ["tests/test_range.py::test_above"]
+        bug = "a release that does not exist"
+        domain = "numeric"
+        kind = ["wrong-result"]
+        """)
+    )
+    args = ["--manifest", str(manifest), "--cache", str(tmp_path / "cache"), "--find-links", str(releases)]
+    assert main([*args, "--jobs", "1"]) == 1  # not every bug reproduced
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(
+        "tinyrange-clamp: built, reproduced: 1 failing of 4 visible tests, 1 deselected"
+    )
+    assert lines[1].startswith("tinyrange-gone: unavailable: tinyrange==9.9: pip download failed")
+    assert lines[2].startswith("1 reproduced task(s) from 1 project(s); 0 excluded, 1 unavailable; tasks in ")
