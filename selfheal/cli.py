@@ -274,7 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cmd = commands.add_parser(
         "bench",
         allow_abbrev=False,
-        help="the benchmark: heal the tasks of evaluation/tasks and check them with hidden tests",
+        help="the benchmark: heal the tasks of evaluation/tasks (--suite realbugs: real bugs rebuilt "
+        "from PyPI releases) and check them with hidden tests",
         description="Runs `python -m evaluation.bench` from a clone of the repository with these "
         "arguments; `selfheal bench --help` shows them.",
         add_help=False,  # --help goes through to the benchmark's own parser

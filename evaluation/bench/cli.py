@@ -24,6 +24,9 @@ from evaluation.bench.progress import BenchProgress
 from evaluation.bench.render import markdown, print_document
 from evaluation.bench.runner import Runner, RunOptions
 from evaluation.bench.tasks import TASKS_DIR, TaskError, select
+from evaluation.realbugs.bench import DEFAULT_SUBSET as REALBUGS_SUBSET
+from evaluation.realbugs.bench import prepare
+from evaluation.realbugs.manifest import ManifestError
 from selfheal.agent.config import HealConfig, build_config, choose_sandbox_for
 from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.model.strategy import setup_for
@@ -31,6 +34,7 @@ from selfheal.sandbox.exceptions import SandboxUnavailable
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_SUBSET = "smoke"
+SUITES = ("own", "realbugs")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
         "reference-validated success, iterations, candidates, wall time, tokens, cost.",
     )
     pick = parser.add_argument_group("what to run")
+    pick.add_argument(
+        "--suite",
+        choices=SUITES,
+        default="own",
+        help="own: the tasks of evaluation/tasks (default); realbugs: fixes that released packages "
+        "shipped, built from their PyPI sdists (evaluation/realbugs/manifest.toml; default subset "
+        f"{REALBUGS_SUBSET})",
+    )
     pick.add_argument(
         "--subset",
         metavar="NAME",
@@ -107,8 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     err = Console(stderr=True)  # the progress display; messages go to stderr as plain lines
     try:
         ids = [i.strip() for i in args.tasks.split(",") if i.strip()] if args.tasks else None
-        subset = args.subset if args.subset or ids else DEFAULT_SUBSET
-        tasks = select(args.tasks_dir, subset, ids)
+        unavailable: tuple = ()
+        if args.suite == "realbugs":
+            subset = args.subset if args.subset or ids else REALBUGS_SUBSET
+            prepared = prepare(subset or "full", ids)
+            args.tasks_dir, unavailable = prepared.tasks_dir, prepared.unavailable
+            missing = {run.id for run in unavailable}
+            ids = [i for i in ids if i not in missing] if ids else None
+        else:
+            subset = args.subset if args.subset or ids else DEFAULT_SUBSET
+        # every task asked for may be unavailable (its sdist could not be downloaded)
+        tasks = select(args.tasks_dir, subset, ids) if ids is None or ids else []
         if args.workers < 1:
             raise TaskError("--workers must be at least 1")
         gate = load_gate(args.gate, subset, args.provider) if args.gate else None
@@ -119,8 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             "sandbox": args.sandbox,
         }  # fmt: skip
         flags = {k: v for k, v in flags.items() if v is not None}
-        config = _preflight(tasks[0].repo, flags)
-    except (TaskError, GateError, ConfigError, SandboxUnavailable) as exc:
+        config = _preflight(tasks[0].repo if tasks else Path.cwd(), flags)
+    except (TaskError, GateError, ConfigError, SandboxUnavailable, ManifestError) as exc:
         _say(f"selfheal bench: {exc}")
         return EXIT_BAD_INPUT
 
@@ -139,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     with BenchProgress(len(tasks), err) as progress:
         try:
-            runs = Runner(options, progress).run(tasks)
+            runs = Runner(options, progress).run(tasks) + list(unavailable)
         except KeyboardInterrupt:
             _say("selfheal bench: interrupted; the running heals were stopped")
             return 130

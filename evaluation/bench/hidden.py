@@ -37,14 +37,14 @@ def patched_copy(task: Task, files: Mapping[str, str], into: Path) -> Path:
 
 
 def run_hidden(task: Task, root: Path, python: str, timeout: float) -> HiddenRun:
-    hidden = root / "_hidden"
-    hidden.mkdir()
-    for path in task.hidden_tests:
-        shutil.copy(path, hidden / path.name)
     junit = root.parent / f"{root.name}-hidden.xml"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONPATH"}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    command = [python, "-m", "pytest", "_hidden", "-p", "no:cacheprovider", "-q", f"--junitxml={junit}"]
+    command = [python, "-m", "pytest", *_place_hidden(task, root), "-p", "no:cacheprovider", "-q"]
+    command.append(f"--junitxml={junit}")
+    if task.hidden_layout == "overlay":
+        # a real project's tests import its package as its CI would: from the root or from src/
+        env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (root, root / "src") if p.is_dir())
     process = subprocess.Popen(
         command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
@@ -64,6 +64,26 @@ def run_hidden(task: Task, root: Path, python: str, timeout: float) -> HiddenRun
         failing=tuple(failing[:MAX_FAILING]),
         output=output[-OUTPUT_TAIL:] if failing else "",
     )
+
+
+def _place_hidden(task: Task, root: Path) -> list[str]:
+    """Puts the hidden tests into the copy; the pytest arguments that run them."""
+    if task.hidden_layout != "overlay":
+        hidden = root / "_hidden"
+        hidden.mkdir()
+        for path in task.hidden_tests:
+            shutil.copy(path, hidden / path.name)
+        return ["_hidden"]
+    # the fixed release's test files, over the visible ones of the same path
+    source = task.folder / "hidden"
+    tests = []
+    for path in task.hidden_tests:
+        rel = path.relative_to(source)
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, root / rel)
+        if rel.name.startswith("test") and rel.suffix == ".py":
+            tests.append(rel.as_posix())
+    return [*tests, *task.hidden_args]
 
 
 def _outcomes(junit: Path) -> tuple[int, list[str]]:

@@ -60,6 +60,7 @@ def build_document(
                 "category": by_id[task_id].category,
                 "fix": by_id[task_id].fix,
                 "hidden_failing": list(by_id[task_id].hidden.failing) if by_id[task_id].hidden else [],
+                "patch": by_id[task_id].patch,
             }
             for task_id in summary.overfitting
         ],

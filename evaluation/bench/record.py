@@ -57,6 +57,7 @@ class TaskRun:
     # the shipped patch is the reference fix (solution.diff), compared as syntax trees
     # (evaluation/bench/reference.py); None: not compared (not healed, or a record from before)
     matches_reference: bool | None = None
+    patch: str | None = None  # the shipped patch of a self-reported heal, to read an overfitting one
 
     @property
     def overfitting(self) -> bool:
@@ -132,6 +133,7 @@ def from_report(
         hidden=hidden,
         error=report.get("error"),
         matches_reference=matches_reference if healed else None,
+        patch=(report.get("patch") or None) if healed else None,
     )
 
 

@@ -189,13 +189,111 @@ def matches_reference(repo: Path, diff_text: str, changes: Mapping[str, str]) ->
     return True
 
 
+MODULE_LEVEL = "<module>"
+
+
+def function_trees(text: str) -> dict[str, str] | None:
+    """Qualified name -> syntax tree dump of every function and method in `text`, plus
+    `<module>` and `Class.<body>` for the statements outside any function; None if it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    trees: dict[str, str] = {}
+    _collect(tree.body, "", MODULE_LEVEL, trees)
+    return trees
+
+
+def _collect(body: list[ast.stmt], prefix: str, rest_name: str, trees: dict[str, str]) -> None:
+    rest = []
+    for node in _without_docstring_body(body):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            trees[prefix + node.name] = ast.dump(_without_docstring(node))
+        elif isinstance(node, ast.ClassDef):
+            name = prefix + node.name
+            _collect(node.body, name + ".", name + ".<body>", trees)
+            trees[name + ".<class>"] = ast.dump(ast.ClassDef(
+                name=node.name, bases=node.bases, keywords=node.keywords, body=[],
+                decorator_list=node.decorator_list, type_params=getattr(node, "type_params", []),
+            ))  # fmt: skip
+        elif not _is_version(node):  # every release bumps it; it is no part of a fix
+            rest.append(node)
+    trees[rest_name] = ast.dump(ast.Module(body=rest, type_ignores=[]))
+
+
+def _without_docstring_body(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A docstring documents the code; a release that adds one changed no behaviour."""
+    first = body[0] if body else None
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return body[1:]
+    return body
+
+
+def _without_docstring(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+    copy = ast.FunctionDef if isinstance(node, ast.FunctionDef) else ast.AsyncFunctionDef
+    return copy(
+        name=node.name, args=node.args, body=_without_docstring_body(node.body) or [ast.Pass()],
+        decorator_list=node.decorator_list, returns=node.returns, type_comment=node.type_comment,
+        type_params=getattr(node, "type_params", []),
+    )  # fmt: skip
+
+
+def _is_version(node: ast.stmt) -> bool:
+    targets = (
+        node.targets
+        if isinstance(node, ast.Assign)
+        else [node.target]
+        if isinstance(node, ast.AnnAssign)
+        else []
+    )
+    return any(
+        isinstance(t, ast.Name) and t.id in ("__version__", "version_info", "VERSION") for t in targets
+    )
+
+
+def matches_reference_functions(
+    repo: Path, diff_text: str, changes: Mapping[str, str], ignore: tuple[str, ...] = ()
+) -> bool:
+    """Whether every function either patch touches is the same code in `changes` as in the fixed
+    release (`diff_text` applied to `repo`). A release carries more than the one fix, so functions
+    only the release touched and `ignore` names (`path::qualname` or `qualname`) are not required."""
+    reference = reference_texts(repo, diff_text)
+    for path in sorted(set(reference) | set(changes)):
+        base_file = repo / path
+        base = base_file.read_text(encoding="utf-8") if base_file.is_file() else None
+        healed, fixed = changes.get(path, base), reference.get(path, base)
+        trees = [
+            function_trees(t) if t is not None and path.endswith(".py") else None
+            for t in (base, healed, fixed)
+        ]
+        if any(t is None for t in trees):
+            if not same_code(path, healed, fixed) and path in changes:
+                return False
+            continue
+        before, after_heal, after_fix = trees
+        assert before is not None and after_heal is not None and after_fix is not None
+        by_heal = {f for f in before.keys() | after_heal.keys() if before.get(f) != after_heal.get(f)}
+        by_fix = {f for f in before.keys() | after_fix.keys() if before.get(f) != after_fix.get(f)}
+        by_fix -= {f for f in by_fix if f in ignore or f"{path}::{f}" in ignore}
+        if any(after_heal.get(f) != after_fix.get(f) for f in by_heal | by_fix):
+            return False
+    return True
+
+
 def task_matches_reference(task: Task, changes: Mapping[str, str]) -> bool | None:
-    """`matches_reference` for a task's solution.diff; None when the task has none or it does not
-    apply (check_tasks.py reports that)."""
+    """`matches_reference` (or, for a real bug, `matches_reference_functions`) for a task's
+    solution.diff; None when the task has none or it does not apply (check_tasks.py reports that)."""
     diff = task.folder / "solution.diff"
     if not diff.is_file():
         return None
     try:
-        return matches_reference(task.repo, diff.read_text(encoding="utf-8"), changes)
+        text = diff.read_text(encoding="utf-8")
+        if task.reference_mode == "functions":
+            return matches_reference_functions(task.repo, text, changes, task.reference_ignore)
+        return matches_reference(task.repo, text, changes)
     except (PatchError, UnicodeDecodeError):
         return None

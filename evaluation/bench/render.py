@@ -130,6 +130,7 @@ def _notes(document: Mapping[str, Any]) -> list[str]:
         for item in over:
             failing = ", ".join(item["hidden_failing"][:3])
             lines.append(f"  - {item['id']} ({item['category']}): {item['fix']} — hidden failing: {failing}")
+            lines.extend(f"      {line}" for line in (item.get("patch") or "").splitlines())
     else:
         lines.append("Overfitting: none (every self-reported heal also passes its hidden reference tests)")
     baseline = document["baseline"]

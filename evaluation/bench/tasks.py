@@ -19,6 +19,8 @@ from pathlib import Path
 
 TASKS_DIR = Path(__file__).resolve().parents[1] / "tasks"
 FULL = "full"
+LAYOUTS = ("flat", "overlay")
+REFERENCE_MODES = ("files", "functions")
 
 # key -> type that task.toml must give it (non-empty)
 REQUIRED: dict[str, type] = {
@@ -48,6 +50,14 @@ class Task:
     test_command: str
     visible_failing: tuple[str, ...]
     folder: Path
+    # "flat": hidden/*.py run from `_hidden/`; "overlay": hidden/ mirrors repo paths (the fixed
+    # release's test files of a real bug) and its files run in place, over the repo's own
+    hidden_layout: str = "flat"
+    hidden_args: tuple[str, ...] = ()  # pytest arguments of the overlay run: deselections, ini overrides
+    # "files": the patch must equal solution.diff file by file; "functions": every function either
+    # patch touches must equal the fixed release's (a release changes more than the one fix)
+    reference_mode: str = "files"
+    reference_ignore: tuple[str, ...] = ()  # functions the release changed besides the fix
 
     @property
     def repo(self) -> Path:
@@ -55,6 +65,8 @@ class Task:
 
     @property
     def hidden_tests(self) -> tuple[Path, ...]:
+        if self.hidden_layout == "overlay":
+            return tuple(sorted(p for p in (self.folder / "hidden").rglob("*") if p.is_file()))
         return tuple(sorted((self.folder / "hidden").glob("*.py")))
 
     def digest(self) -> str:
@@ -101,7 +113,16 @@ def load_task(folder: Path) -> Task:
         problems.append("repo/ (the buggy project) is missing")
     elif (folder / "repo" / "_hidden").exists():
         problems.append("repo/_hidden exists; that name is where the runner puts the hidden tests")
-    if not sorted((folder / "hidden").glob("test*.py")):
+    layout = meta.get("hidden_layout", "flat")
+    if layout not in LAYOUTS:
+        problems.append(f"task.toml: hidden_layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
+    mode = meta.get("reference_mode", "files")
+    if mode not in REFERENCE_MODES:
+        problems.append(
+            f"task.toml: reference_mode must be one of {', '.join(REFERENCE_MODES)}, not {mode!r}"
+        )
+    pattern = "**/test*.py" if layout == "overlay" else "test*.py"
+    if not sorted((folder / "hidden").glob(pattern)):
         problems.append("hidden/ holds no test_*.py file (the reference tests)")
     if problems:
         raise TaskError(
@@ -117,6 +138,10 @@ def load_task(folder: Path) -> Task:
         test_command=meta["test_command"],
         visible_failing=tuple(meta["visible_failing"]),
         folder=folder,
+        hidden_layout=layout,
+        hidden_args=tuple(meta.get("hidden_args", ())),
+        reference_mode=mode,
+        reference_ignore=tuple(meta.get("reference_ignore", ())),
     )
 
 

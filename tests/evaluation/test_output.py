@@ -66,6 +66,7 @@ def test_a_document_with_baseline_and_gate_validates_and_round_trips(tmp_path: P
             "category": "x",
             "fix": "b: `<` -> `<=`",
             "hidden_failing": ["_hidden/test_reference.py::test_edge"],
+            "patch": None,
         }
     ]
     assert document["gate"]["passed"] is False  # 1 of 3 reference-validated
