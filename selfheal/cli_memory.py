@@ -28,6 +28,7 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 def add_memory_commands(commands: argparse._SubParsersAction) -> None:
     memory_cmd = commands.add_parser(
         "memory",
+        allow_abbrev=False,
         help="the memory of earlier heals of a repository: list, show, forget, export",
         description="Every heal adds a record (what failed, where, what fixed it; no source beyond "
         "names and the patch's changed lines) to .selfheal/memory.jsonl of the repository, and "
@@ -49,6 +50,7 @@ def add_memory_commands(commands: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     report_cmd = commands.add_parser(
         "report",
+        allow_abbrev=False,
         help="render a run's report.html from its output folder",
         description="Writes RUN_DIR/report.html (self-contained: it opens offline) from the folder's "
         "report.json, trace.jsonl, patch.diff and tests/.",

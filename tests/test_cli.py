@@ -455,6 +455,23 @@ def test_set_takes_model_settings_and_no_option_is_abbreviated(make_repo, tmp_pa
         assert said in err.splitlines()[-1]
 
 
+def test_no_command_takes_abbreviated_options():
+    import argparse
+
+    from selfheal.cli import build_parser
+
+    def parsers(parser: argparse.ArgumentParser):
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from parsers(sub)
+
+    found = {p.prog: p.allow_abbrev for p in parsers(build_parser())}
+    assert "selfheal heal" in found and "selfheal bot serve" in found and "selfheal memory" in found
+    assert [prog for prog, abbreviates in found.items() if abbreviates] == []
+
+
 def test_per_role_models_from_flags_and_pyproject_build_without_a_request(
     make_repo, tmp_path, capsys, monkeypatch
 ):
