@@ -74,6 +74,23 @@ class CommentInfo:
     body: str
 
 
+def _error_message(data: object) -> str | None:
+    """GitHub's message, with the validation errors' own messages: a 422's "Validation Failed" alone
+    does not say that a pull request already exists."""
+    if not isinstance(data, dict):
+        return None
+    message = data.get("message")
+    errors = data.get("errors")
+    details = (
+        [e["message"] for e in errors if isinstance(e, dict) and isinstance(e.get("message"), str)]
+        if isinstance(errors, list)
+        else []
+    )
+    if details:
+        return f"{message} ({'; '.join(details)})" if message else "; ".join(details)
+    return message if isinstance(message, str) else None
+
+
 def mapped(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Turn PyGithub and transport errors into GitHubError naming what was being done."""
 
@@ -83,7 +100,7 @@ def mapped(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
             try:
                 return fn(*args, **kwargs)
             except GithubException as exc:
-                message = exc.data.get("message") if isinstance(exc.data, dict) else None
+                message = _error_message(exc.data)
                 if exc.status == 401:
                     raise CredentialsError(f"GitHub rejected the token while trying to {what} (401)") from exc
                 raise GitHubError(
