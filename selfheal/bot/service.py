@@ -97,6 +97,7 @@ class Bot:
         self.token = token
         self.settings = settings
         self.log = log
+        self.progress: ProgressComment | None = None
 
     # -- the request ------------------------------------------------------------------------------
     def handle(self, trigger: Trigger | Skip) -> Outcome:
@@ -118,14 +119,14 @@ class Bot:
             return self.heal(trigger, target)
         except (BotError, SelfhealError, SandboxError) as exc:
             self._react(trigger, "confused")
-            self._say(trigger, f"{MARKER}\n😕 selfheal could not finish: {exc}")
+            self._tell_failure(trigger, f"😕 selfheal could not finish: {exc}")
             if isinstance(exc, SandboxError):  # a BotError for whoever runs the bot: a clear failure
                 raise SandboxFailed(f"the sandbox failed: {exc}") from exc
             raise
         except KeyboardInterrupt as exc:  # the run was cancelled (SIGTERM, SIGINT): say so, then stop
             self._react(trigger, "confused")
             how = str(exc) or "interrupted"
-            self._say(trigger, f"{MARKER}\n😕 selfheal was {how} before it finished; nothing was published.")
+            self._tell_failure(trigger, f"😕 selfheal was {how} before it finished; nothing was published.")
             raise
 
     def authorize(self, trigger: Trigger) -> Outcome | None:
@@ -413,8 +414,10 @@ class Bot:
         if not trigger.issue_number:
             return None
         asked = f" (asked by @{trigger.requester})" if trigger.requester else ""
-        progress = ProgressComment(self.client, trigger.issue_number, f"{target.title}{asked}")
+        key = f"comment-{trigger.comment_id}" if trigger.comment_id else ""
+        progress = ProgressComment(self.client, trigger.issue_number, f"{target.title}{asked}", key=key)
         progress.start()
+        self.progress = progress  # concluded with the failure, should the heal fail
         return progress
 
     def _conclude(self, trigger: Trigger, progress: ProgressComment | None, text: str, *, ok: bool) -> None:
@@ -436,6 +439,13 @@ class Bot:
             "No pull request was opened. The full report is in the run's artifact"
             + (f": {self.settings.run_url}" if self.settings.run_url else "."),
         ])  # fmt: skip
+
+    def _tell_failure(self, trigger: Trigger, text: str) -> None:
+        """In the progress comment, when there is one: its ⏳ is concluded, not left beside a second one."""
+        if self.progress is not None and self.progress.comment_id is not None:
+            self.progress.finish(text)
+        else:
+            self._say(trigger, f"{MARKER}\n{text}")
 
     def _say(self, trigger: Trigger, body: str) -> None:
         if not trigger.issue_number:
