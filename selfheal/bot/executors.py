@@ -40,6 +40,8 @@ events are healed twice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import timedelta
 from typing import Protocol
@@ -51,7 +53,7 @@ from selfheal.bot.dispatch import dispatch_workflow
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger, parse_event
 from selfheal.bot.exceptions import BotError, CredentialsError, EventError, GitHubError
 from selfheal.bot.github import GitHubClient
-from selfheal.bot.queue import Job, JobResult
+from selfheal.bot.queue import Job, JobQueue, JobResult
 from selfheal.bot.serverconfig import ServerConfig
 from selfheal.bot.serverlog import JobLog, ServerLog
 from selfheal.bot.service import IGNORED, REFUSED, Bot, BotSettings, Outcome
@@ -72,10 +74,13 @@ class Executor(Protocol):
 class _Base:
     name = "base"
 
-    def __init__(self, config: ServerConfig, tokens: AppTokens, log: ServerLog) -> None:
+    def __init__(
+        self, config: ServerConfig, tokens: AppTokens, log: ServerLog, locks: JobQueue | None = None
+    ) -> None:
         self.config = config
         self.tokens = tokens
         self.log = log
+        self.locks = locks  # the queue's lanes by failure signature
 
     def screen(self, trigger: Trigger) -> str | None:
         return None
@@ -135,8 +140,15 @@ class LocalExecutor(_Base):
         client, token = self._client(job, trigger)
         out_dir = self.config.runs / f"job-{job.id}-{job.attempts}"
         settings = replace(self._settings(), out_dir=out_dir)
-        outcome = Bot(client, token, settings, log=JobLog(self.log, job.id)).handle(trigger)
-        return JobResult(True, describe(outcome))
+        bot = Bot(client, token, settings, log=JobLog(self.log, job.id), publish_lock=self._lane(job))
+        return JobResult(True, describe(bot.handle(trigger)))
+
+    def _lane(self, job: Job) -> Callable[[str], AbstractContextManager[object]]:
+        locks = self.locks
+        if locks is None:
+            return lambda signature: nullcontext()
+        holder = f"job-{job.id}-{job.attempts}:{job.claim}"
+        return lambda signature: locks.lane_lock(f"{job.repo.lower()}!{signature}", holder)
 
 
 class ActionsExecutor(_Base):
@@ -234,10 +246,12 @@ DRY_RUN_TEXT = (
 )
 
 
-def make_executor(config: ServerConfig, tokens: AppTokens, log: ServerLog) -> Executor:
+def make_executor(
+    config: ServerConfig, tokens: AppTokens, log: ServerLog, locks: JobQueue | None = None
+) -> Executor:
     if config.executor == "actions":
-        return ActionsExecutor(config, tokens, log)
-    return LocalExecutor(config, tokens, log)
+        return ActionsExecutor(config, tokens, log, locks)
+    return LocalExecutor(config, tokens, log, locks)
 
 
 def describe(outcome: Outcome) -> str:

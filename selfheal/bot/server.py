@@ -174,7 +174,7 @@ def run_server(args: argparse.Namespace, env: Mapping[str, str], stream: TextIO 
         tokens = AppTokens.from_key_file(config.app_id, config.private_key, api_url=config.api_url,
                                          on_token=redact.add)  # fmt: skip
         app = tokens.app_name()
-        server = BotServer(config, queue, make_executor(config, tokens, log), log)
+        server = BotServer(config, queue, make_executor(config, tokens, log, queue), log)
     except (ServerConfigError, CredentialsError, QueueError) as exc:
         log.info(f"cannot start: {exc}")
         return EXIT_CONFIG

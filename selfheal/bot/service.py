@@ -12,6 +12,8 @@ import json
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -91,8 +93,15 @@ class Target:
 
 class Bot:
     def __init__(
-        self, client: GitHubClient, token: str, settings: BotSettings, log: EventSink | None = None
+        self,
+        client: GitHubClient,
+        token: str,
+        settings: BotSettings,
+        log: EventSink | None = None,
+        *,
+        publish_lock: Callable[[str], AbstractContextManager[object]] = lambda signature: nullcontext(),
     ) -> None:
+        self.publish_lock = publish_lock  # held by failure signature while a job pushes and opens its PR
         self.client = client
         self.token = token
         self.settings = settings
@@ -203,9 +212,12 @@ class Bot:
         # the checkout is left alone from here on: the heal ran the repository's tests next to it,
         # so its .git may hold hooks or drivers they planted. The commit is made in a new stage.
         if self.settings.publish_with == "api":
-            with ApiStage(self.client, change.base_sha) as api:
+            with self.publish_lock(change.signature), ApiStage(self.client, change.base_sha) as api:
                 return self._publish(api, trigger, progress, change, outcome)
-        with remote.stage(self.settings.workdir, base=change.base_sha, branch=target.branch) as stage:
+        with (
+            self.publish_lock(change.signature),
+            remote.stage(self.settings.workdir, base=change.base_sha, branch=target.branch) as stage,
+        ):
             return self._publish(stage, trigger, progress, change, outcome)
 
     def _publish(
