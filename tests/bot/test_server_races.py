@@ -32,10 +32,11 @@ def round_jobs(bot: BotProcess, round_: int) -> list[dict]:
     return bot.wait_for(f"round {round_}: both jobs finished", finished, timeout=300)
 
 
-def seed_heal_request(world: BotWorld, number: int, title: str) -> tuple[str, dict]:
-    world.fake.seed_issue(REPO, number=number, title=title, user="alice")
+def seed_heal_request(world: BotWorld, title: str) -> tuple[int, tuple[str, dict]]:
+    """A new issue (the next free number: pull requests take numbers too) and alice's /heal on it."""
+    number = world.fake.seed_issue(REPO, title=title, user="alice")
     world.fake.seed_comment(REPO, number, 9000 + number, "alice", "/heal")
-    return ("issue_comment", heal_on_issue(number, 9000 + number))
+    return number, ("issue_comment", heal_on_issue(number, 9000 + number))
 
 
 def red_run(sha: str, run_id: int) -> dict:
@@ -91,15 +92,9 @@ def test_two_heals_of_one_failure_at_once_end_with_one_open_pull_request_ten_rou
 ) -> None:
     bot = bot_world.start("--sandbox", "local", "--workers", "2")
     for round_ in range(ROUNDS):
-        first, second = 100 + 2 * round_, 101 + 2 * round_
-        for number in (first, second):
-            bot_world.fake.seed_issue(
-                REPO, number=number, title="merge drops touching intervals", user="alice"
-            )
-            bot_world.fake.seed_comment(REPO, number, 9000 + number, "alice", "/heal")
-        statuses = deliver_at_once(
-            bot, [("issue_comment", heal_on_issue(n, 9000 + n)) for n in (first, second)]
-        )
+        first, ask_1 = seed_heal_request(bot_world, "merge drops touching intervals")
+        second, ask_2 = seed_heal_request(bot_world, "merge drops touching intervals")
+        statuses = deliver_at_once(bot, [ask_1, ask_2])
         assert statuses == [202, 202]
         jobs = round_jobs(bot, round_)
         assert [(j["status"], j["attempts"], j["error"]) for j in jobs] == [("done", 1, None)] * 2, jobs
@@ -118,8 +113,7 @@ def test_a_heal_racing_a_red_workflow_run_of_the_same_failure_ends_with_one_open
 ) -> None:
     bot = bot_world.start("--sandbox", "local", "--workers", "2")
     for round_ in range(3):
-        number = 200 + round_
-        ask = seed_heal_request(bot_world, number, "main is red")
+        number, ask = seed_heal_request(bot_world, "main is red")
         statuses = deliver_at_once(
             bot, [ask, ("workflow_run", red_run(bot_world.shas["main"], 9911 + round_))]
         )
