@@ -2,8 +2,9 @@
 
 Only the fields selfheal reads are described, with the types GitHub documents for them (a field
 GitHub may leave out or send as null is allowed to be missing or null); everything else in a payload
-is left alone, and so are missing pieces: the parser names those. A payload that breaks its schema is refused with EventError naming the field, so a
-wrongly typed field is a 400 at the webhook and a clear exit 1 in the Action, never a traceback.
+is left alone, and so are missing pieces: the parser names those. A payload that breaks its schema
+is refused with EventError naming the field, so a wrongly typed field is a 400 at the webhook and a
+clear exit 1 in the Action, never a dropped connection or a traceback.
 """
 
 from __future__ import annotations
