@@ -26,12 +26,14 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from selfheal.bot.appauth import AppTokens
+from selfheal.bot.asgi import HttpServer, WebhookApp
 from selfheal.bot.exceptions import BotError, CredentialsError, GitHubError, QueueError, ServerConfigError
 from selfheal.bot.executors import Executor, make_executor
+from selfheal.bot.metrics import ServerMetrics
 from selfheal.bot.queue import Job, JobQueue, JobResult
 from selfheal.bot.serverconfig import ServerConfig, config_from_args
 from selfheal.bot.serverlog import Redactor, ServerLog
-from selfheal.bot.webhook import Answer, Intake, WebhookServer
+from selfheal.bot.webhook import Answer, Intake
 
 EXIT_STOPPED, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 
@@ -50,18 +52,18 @@ class BotServer:
         intake = Intake(
             config.webhook_secret, queue, log, screen=executor.screen, on_queued=self.wake
         )  # fmt: skip
-        self.http = WebhookServer((config.host, config.port), intake, self.health, max_body=config.max_body)
-        self._http_thread = threading.Thread(
-            target=self.http.serve_forever, kwargs={"poll_interval": 0.2}, name="webhook", daemon=True
-        )
+        self.metrics = ServerMetrics(queue.counts)
+        app = WebhookApp(intake, self.health, self.metrics, max_body=config.max_body,
+                         read_timeout=config.read_timeout)  # fmt: skip
+        self.http = HttpServer(config.host, config.port, app, max_connections=config.max_connections)
 
     @property
     def url(self) -> str:
-        host, port = self.http.server_address[:2]
+        host, port = self.http.address
         return f"http://{host}:{port}"
 
     def start(self) -> None:
-        self._http_thread.start()
+        self.http.start()
         for n in range(self.config.workers):
             name = f"{socket.gethostname()}:{os.getpid()}:worker-{n + 1}"
             thread = threading.Thread(target=self._work, args=(name,), name=f"worker-{n + 1}", daemon=True)
@@ -124,6 +126,8 @@ class BotServer:
             self.log.info(f"job {job.id}: the result could not be recorded: {exc}")
             return
         took = time.monotonic() - started
+        self.metrics.job_seconds.observe(took)
+        self.metrics.jobs.labels(status or "given_up").inc()
         if status is None:
             self.log.info(f"job {job.id}: finished after the server gave it up ({took:.1f}s): {summary}")
         elif status == "queued":
@@ -137,8 +141,7 @@ class BotServer:
         """Stop listening and claiming; wait for running jobs, then put back what still runs."""
         self._stopping.set()
         self.wake()
-        self.http.shutdown()
-        self.http.server_close()
+        self.http.stop()
         deadline = time.monotonic() + self.config.stop_timeout
         for thread in self._workers:
             while thread.is_alive() and time.monotonic() < deadline and not (hurry and hurry.is_set()):
@@ -194,7 +197,7 @@ def run_server(args: argparse.Namespace, env: Mapping[str, str], stream: TextIO 
     try:
         server.start()
         log.info(
-            f"listening on {server.url} as app {app}: POST /webhook, GET /healthz "
+            f"listening on {server.url} as app {app}: POST /webhook, GET /healthz, GET /metrics "
             f"(executor {config.executor}, {config.workers} worker(s), queue {config.db})"
         )
         while not stop.wait(0.5):

@@ -46,6 +46,8 @@ class ServerConfig:
     write_interval: float = 1.0  # seconds between content-creating API calls, as GitHub asks
     stop_timeout: float = 20.0  # on SIGTERM: how long running jobs may finish before they are re-queued
     poll_interval: float = 1.0
+    max_connections: int = 256  # beyond it, uvicorn answers 503
+    read_timeout: float = 10.0  # seconds a delivery's body may take to arrive
 
     @property
     def runs(self) -> Path:
@@ -155,6 +157,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds between content-creating GitHub API calls (default 1, as GitHub asks)",
     )
+    add("--max-connections", type=int, default=256, metavar="N",
+        help="connections served at once; more are answered 503 (default 256)")  # fmt: skip
+    add("--read-timeout", type=float, default=10.0, metavar="S",
+        help="seconds a delivery's body may take to arrive; then 408 (default 10)")  # fmt: skip
     add("--stop-timeout", type=float, default=20.0, metavar="S",
         help="on SIGTERM, seconds running jobs may take to finish before they go back to the queue "
         "(default 20)")  # fmt: skip
@@ -179,11 +185,13 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
     if not 0 <= args.port <= 65535:
         raise ServerConfigError(f"--port {args.port}: not a port number")
     for option, value, least in (("--workers", args.workers, 1), ("--max-attempts", args.max_attempts, 1),
-                                 ("--max-body", args.max_body, 1024)):  # fmt: skip
+                                 ("--max-body", args.max_body, 1024),
+                                 ("--max-connections", args.max_connections, 8)):  # fmt: skip
         if value < least:
             raise ServerConfigError(f"{option} {value}: must be at least {least}")
     for option, number in (("--retry-delay", args.retry_delay), ("--write-interval", args.write_interval),
-                           ("--stop-timeout", args.stop_timeout)):  # fmt: skip
+                           ("--stop-timeout", args.stop_timeout),
+                           ("--read-timeout", args.read_timeout)):  # fmt: skip
         if number < 0:
             raise ServerConfigError(f"{option} {number}: must not be negative")
     if args.max_minutes is not None and args.max_minutes <= 0:
@@ -216,4 +224,6 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
         max_body=args.max_body,
         write_interval=args.write_interval,
         stop_timeout=args.stop_timeout,
+        max_connections=args.max_connections,
+        read_timeout=args.read_timeout,
     )
