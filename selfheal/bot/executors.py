@@ -53,7 +53,7 @@ from selfheal.bot.dispatch import dispatch_workflow
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger, parse_event
 from selfheal.bot.exceptions import BotError, CredentialsError, EventError, GitHubError
 from selfheal.bot.github import GitHubClient
-from selfheal.bot.queue import Job, JobQueue, JobResult
+from selfheal.bot.queue import Job, JobResult, Queue
 from selfheal.bot.serverconfig import ServerConfig
 from selfheal.bot.serverlog import JobLog, ServerLog
 from selfheal.bot.service import IGNORED, REFUSED, Bot, BotSettings, Outcome
@@ -75,7 +75,7 @@ class _Base:
     name = "base"
 
     def __init__(
-        self, config: ServerConfig, tokens: AppTokens, log: ServerLog, locks: JobQueue | None = None
+        self, config: ServerConfig, tokens: AppTokens, log: ServerLog, locks: Queue | None = None
     ) -> None:
         self.config = config
         self.tokens = tokens
@@ -247,7 +247,7 @@ DRY_RUN_TEXT = (
 
 
 def make_executor(
-    config: ServerConfig, tokens: AppTokens, log: ServerLog, locks: JobQueue | None = None
+    config: ServerConfig, tokens: AppTokens, log: ServerLog, locks: Queue | None = None
 ) -> Executor:
     if config.executor == "actions":
         return ActionsExecutor(config, tokens, log, locks)

@@ -39,10 +39,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from selfheal.bot.exceptions import QueueError
 
@@ -111,6 +111,36 @@ class JobResult:
     retry: bool = False  # a failure worth another attempt (GitHub or git unreachable, ...)
 
 
+class Queue(Protocol):
+    """What the server, the intake and the workers use of a queue: SQLite (JobQueue, one server per
+    file) or PostgreSQL (pgqueue.PgJobQueue, shared by several servers)."""
+
+    shared: bool  # other servers may run jobs of this queue: only jobs whose heartbeat stopped are theirs
+
+    def enqueue(
+        self, *, delivery_id: str, event: str, payload: str, repo: str, lane: str,
+        installation_id: int | None = None,
+    ) -> tuple[int, bool]: ...  # fmt: skip
+
+    def claim(self, worker: str) -> Job | None: ...
+
+    def finish(self, job: Job, result: JobResult) -> str | None: ...
+
+    def release(self, job: Job) -> bool: ...
+
+    def recover(self) -> tuple[int, int]: ...
+
+    def heartbeat(self, job: Job) -> bool: ...
+
+    def recover_stale(self) -> tuple[int, int]: ...
+
+    def lane_lock(self, key: str, holder: str) -> AbstractContextManager[None]: ...
+
+    def counts(self) -> dict[str, int]: ...
+
+    def close(self) -> None: ...
+
+
 def _sqlite_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     def wrap(fn: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(fn)
@@ -126,6 +156,8 @@ def _sqlite_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
 
 class JobQueue:
+    shared = False  # one server per file (the server holds a lock file): all its running jobs are its own
+
     def __init__(
         self,
         path: Path,
@@ -317,6 +349,12 @@ class JobQueue:
             return requeued, failed
 
         return self._write(sweep)
+
+    def heartbeat(self, job: Job) -> bool:
+        return True  # one server per file: nobody else judges its jobs by their heartbeat
+
+    def recover_stale(self) -> tuple[int, int]:
+        return 0, 0  # recover() at start is enough for a queue no other server shares
 
     # -- locks by failure signature ------------------------------------------------------------------
     @_sqlite_errors("take a lock")

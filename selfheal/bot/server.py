@@ -30,16 +30,18 @@ from selfheal.bot.asgi import HttpServer, WebhookApp
 from selfheal.bot.exceptions import BotError, CredentialsError, GitHubError, QueueError, ServerConfigError
 from selfheal.bot.executors import Executor, make_executor
 from selfheal.bot.metrics import ServerMetrics
-from selfheal.bot.queue import Job, JobQueue, JobResult
+from selfheal.bot.queue import Job, JobResult, Queue
+from selfheal.bot.queues import open_queue
 from selfheal.bot.serverconfig import ServerConfig, config_from_args
 from selfheal.bot.serverlog import Redactor, ServerLog
 from selfheal.bot.webhook import Answer, Intake
 
 EXIT_STOPPED, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+HEARTBEAT_S = 3.0
 
 
 class BotServer:
-    def __init__(self, config: ServerConfig, queue: JobQueue, executor: Executor, log: ServerLog) -> None:
+    def __init__(self, config: ServerConfig, queue: Queue, executor: Executor, log: ServerLog) -> None:
         self.config = config
         self.queue = queue
         self.executor = executor
@@ -64,6 +66,8 @@ class BotServer:
 
     def start(self) -> None:
         self.http.start()
+        if self.queue.shared:
+            threading.Thread(target=self._keep_alive, name="heartbeat", daemon=True).start()
         for n in range(self.config.workers):
             name = f"{socket.gethostname()}:{os.getpid()}:worker-{n + 1}"
             thread = threading.Thread(target=self._work, args=(name,), name=f"worker-{n + 1}", daemon=True)
@@ -91,6 +95,24 @@ class BotServer:
                 "queue": counts,
             },
         )
+
+    def _keep_alive(self) -> None:
+        """A shared queue's jobs: beat for ours, and take back those whose server stopped beating."""
+        while not self._stopping.wait(HEARTBEAT_S):
+            with self._running_lock:
+                running = list(self._running.values())
+            try:
+                for job in running:
+                    self.queue.heartbeat(job)
+                requeued, failed = self.queue.recover_stale()
+            except QueueError as exc:
+                self.log.info(f"heartbeat: {exc}")
+                continue
+            if requeued or failed:
+                self.log.info(
+                    f"{requeued} job(s) of a server that stopped queued again, {failed} failed for good"
+                )
+                self.wake()
 
     # -- workers ------------------------------------------------------------------------------------
     def _work(self, name: str) -> None:
@@ -168,8 +190,9 @@ def run_server(args: argparse.Namespace, env: Mapping[str, str], stream: TextIO 
     os.environ.pop(config.secret_env, None)  # no child process (git, tests) inherits the secret
     lock: IO[Any] | None = None
     try:
-        lock = _lock(config.db)
-        queue = JobQueue(config.db, max_attempts=config.max_attempts, retry_delay=config.retry_delay)
+        lock = None if config.db_url else _lock(config.db)  # PostgreSQL is shared by design
+        queue = open_queue(config.queue_where, max_attempts=config.max_attempts,
+                           retry_delay=config.retry_delay)  # fmt: skip
         requeued, failed = queue.recover()
         if requeued or failed:
             log.info(f"{requeued} interrupted job(s) queued again, {failed} failed for good")
@@ -198,7 +221,7 @@ def run_server(args: argparse.Namespace, env: Mapping[str, str], stream: TextIO 
         server.start()
         log.info(
             f"listening on {server.url} as app {app}: POST /webhook, GET /healthz, GET /metrics "
-            f"(executor {config.executor}, {config.workers} worker(s), queue {config.db})"
+            f"(executor {config.executor}, {config.workers} worker(s), queue {config.queue_name})"
         )
         while not stop.wait(0.5):
             pass

@@ -8,6 +8,7 @@ is read by appauth and kept nowhere else.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,16 @@ class ServerConfig:
     poll_interval: float = 1.0
     max_connections: int = 256  # beyond it, uvicorn answers 503
     read_timeout: float = 10.0  # seconds a delivery's body may take to arrive
+    db_url: str | None = field(default=None, repr=False)  # postgresql://…: db is then a local folder name
+
+    @property
+    def queue_where(self) -> str:
+        return self.db_url or str(self.db)
+
+    @property
+    def queue_name(self) -> str:
+        """For logs: no user or password of a database URL."""
+        return f"postgresql://{self.db_url.rsplit('@', 1)[-1]}" if self.db_url else str(self.db)
 
     @property
     def runs(self) -> Path:
@@ -55,7 +66,10 @@ class ServerConfig:
 
     @property
     def work(self) -> Path:
-        """Scratch space for the clones of running heals (<db stem>-work/ next to the database)."""
+        """Scratch space for the clones of running heals (<db stem>-work/ next to the database; with a
+        shared PostgreSQL queue, one per server process, as each clears its own at start)."""
+        if self.db_url:
+            return self.db.with_name(f"{self.db.stem}-work-{os.getpid()}")
         return self.db.with_name(f"{self.db.stem}-work")
 
 
@@ -65,10 +79,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     add("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default 8080)")
     add(
         "--db",
-        type=Path,
-        default=Path("selfheal-bot.sqlite3"),
-        metavar="PATH",
-        help="the job queue's SQLite file (default ./selfheal-bot.sqlite3)",
+        default="selfheal-bot.sqlite3",
+        metavar="PATH|URL",
+        help="the job queue: a SQLite file (default ./selfheal-bot.sqlite3), or postgresql://… shared by "
+        "several servers",
     )
     add(
         "--executor",
@@ -201,8 +215,10 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
     api_url = args.api_url.rstrip("/")
     if not api_url.startswith(("https://", "http://")):
         raise ServerConfigError(f"--api-url {args.api_url}: not an http(s) URL")
+    db_url = args.db if args.db.startswith(("postgresql://", "postgres://")) else None
     return ServerConfig(
-        db=args.db.expanduser().resolve(),
+        db_url=db_url,
+        db=Path("selfheal-bot-pg").resolve() if db_url else Path(args.db).expanduser().resolve(),
         app_id=str(args.app_id).strip(),
         private_key=args.private_key.expanduser().resolve(),
         webhook_secret=secret.encode("utf-8"),

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from selfheal.bot.events import COMMENT, DISPATCH, WORKFLOW_RUN, Skip, Trigger, parse_event
 from selfheal.bot.exceptions import EventError, QueueError
-from selfheal.bot.queue import JobQueue
+from selfheal.bot.queue import Queue
 from selfheal.bot.serverlog import ServerLog
 
 SIGNATURE, EVENT, DELIVERY = "X-Hub-Signature-256", "X-GitHub-Event", "X-GitHub-Delivery"
@@ -72,7 +72,7 @@ class Intake:
     def __init__(
         self,
         secret: bytes,
-        queue: JobQueue,
+        queue: Queue,
         log: ServerLog,
         *,
         screen: Callable[[Trigger], str | None] = lambda trigger: None,
