@@ -4,7 +4,8 @@ fake GitHub, real HTTP, real signatures), printing the figures the README quotes
     deliveries   N signed deliveries (ignored comments) from 32 concurrent senders: per second, p50/p99
     redelivery   one delivery sent 100 times: the jobs it made (1 expected)
     slow         200 clients stalled mid-headers/mid-body: the server's threads, /healthz p50/p99
-    kill -9      a server killed mid-heal, then started again: the job's attempts, PRs, seconds to done
+    kill -9      SQLite: a server killed mid-heal, then started again; PostgreSQL: one of two servers
+                 killed mid-heal: the job's attempts, open PRs, seconds from the kill to done
     two /heals   rounds of two /heals of one failure on two issues at once: rounds with exactly one
                  open PR, both issues concluded with its link, no job failed
 
@@ -29,7 +30,8 @@ from typing import Any
 
 from tests.action.conftest import REPO, seed_remote
 from tests.bot import payloads
-from tests.bot.botserver import BOT_LOGIN, BotProcess, BotWorld, app_state, installed, make_app_key
+from tests.bot.botserver import BOT_LOGIN, BotProcess, BotWorld, app_state, installed, make_app_key, start_bot
+from tests.bot.postgres import running_postgres
 from tests.fakes.github_server import FakeGitHub
 
 
@@ -98,23 +100,55 @@ def slow_clients(bot: BotProcess, count: int) -> dict[str, Any]:
             "healthz_p99_ms": round(percentile(latencies, 0.99) * 1000, 1)}  # fmt: skip
 
 
-def kill_mid_heal(w: BotWorld) -> dict[str, Any]:
+def pg_jobs(url: str) -> list[dict[str, Any]]:
+    import psycopg
+    from psycopg.rows import dict_row
+
+    with psycopg.connect(url, row_factory=dict_row) as conn:
+        return list(conn.execute("SELECT * FROM jobs ORDER BY id"))
+
+
+def kill_mid_heal(w: BotWorld, url: str | None) -> dict[str, Any]:
+    """SQLite: kill -9 mid-heal, then start again. PostgreSQL: two servers, the one healing killed."""
     options = ("--sandbox", "local", "--workers", "1")
-    w.fake.seed_comment(REPO, 7, 5001, "alice", "/heal")
-    first = w.start(*options)
-    payload = installed(payloads.issue_comment("/heal", number=7, comment_id=5001))
-    first.deliver("issue_comment", payload, delivery="kill-1")
-    first.wait_for("the job running", lambda: first.jobs() and first.jobs()[-1]["status"] == "running")
+    number = w.fake.seed_issue(REPO, title="merge drops touching intervals", user="alice")
+    w.fake.seed_comment(REPO, number, 9000 + number, "alice", "/heal")
+    comment = payloads.issue_comment("/heal", number=number, comment_id=9000 + number, pull_request=False)
+    delivery = f"kill-{number}"
+
+    def start() -> BotProcess:
+        if url is None:
+            return w.start(*options)
+        bot = start_bot(w.tmp / "bot", w.key, w.fake, url, *options, secret=w.secret)  # type: ignore
+        w.bots.append(bot)
+        return bot
+
+    def job() -> dict[str, Any] | None:
+        jobs = pg_jobs(url) if url else w.bots[-1].jobs()
+        return next((j for j in jobs if j["delivery_id"] == delivery), None)
+
+    first = start()
+    first.deliver("issue_comment", installed(comment), delivery=delivery)
+    first.wait_for("the job running", lambda: (j := job()) and j["status"] == "running")
+    second = start() if url else None
     time.sleep(2)
     first.kill()
     started = time.monotonic()
-    second = w.start(*options)
-    [job] = [j for j in second.wait_jobs("done", 1, timeout=600) if j["delivery_id"] == "kill-1"]
+    second = second or start()
+    done = second.wait_for("the job done", lambda: (j := job()) and j["status"] in ("done", "failed") and j,
+                           timeout=600)  # fmt: skip
     took = time.monotonic() - started
-    pulls = [p for p in w.repo_state()["pulls"] if p["head"]["ref"].startswith("selfheal/")]
+    pulls = [
+        p
+        for p in w.repo_state()["pulls"]
+        if p["head"]["ref"].startswith("selfheal/") and p["state"] == "open"
+    ]
     second.terminate()
-    return {"backend": "sqlite", "attempts": job["attempts"], "status": job["status"],
-            "pull_requests": len(pulls), "seconds_to_done_after_restart": round(took, 1)}  # fmt: skip
+    for pull in pulls:
+        w.fake.github().get_repo(REPO).get_git_ref(f"heads/{pull['head']['ref']}").delete()
+    return {"backend": "postgresql" if url else "sqlite", "attempts": done["attempts"],
+            "status": done["status"], "open_pull_requests": len(pulls),
+            "seconds_from_kill_to_done": round(took, 1)}  # fmt: skip
 
 
 def heal_at_once(bot: BotProcess, asks: list[dict]) -> list[dict]:
@@ -188,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
             figures["redelivery"] = redelivery(bot, 100)
             figures["slow"] = slow_clients(bot, 200)
             bot.terminate()
-            figures["kill_9"] = kill_mid_heal(w)
+            figures["kill_9_sqlite"] = kill_mid_heal(w, None)
+            with running_postgres(Path(tmp) / "pg") as url:
+                figures["kill_9_postgresql"] = kill_mid_heal(w, url)
             figures["two_heals"] = two_heals(w, args.rounds)
         finally:
             for b in w.bots:
@@ -200,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
     held = (
         figures["redelivery"]["jobs_made"] == 1
-        and figures["kill_9"]["attempts"] == 2 and figures["kill_9"]["pull_requests"] == 1
+        and all(figures[k]["attempts"] == 2 and figures[k]["status"] == "done"
+                and figures[k]["open_pull_requests"] == 1 for k in ("kill_9_sqlite", "kill_9_postgresql"))
         and figures["two_heals"]["one_open_pr_both_concluded"] == figures["two_heals"]["rounds"]
     )  # fmt: skip
     return 0 if held else 1

@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -42,12 +43,13 @@ def _as_user() -> tuple[list[str], int | None]:
     ], nobody.pw_uid
 
 
-@pytest.fixture
-def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def running_postgres(folder: Path) -> Iterator[str]:
+    """A cluster in `folder` (made here), started; its URL. Raises FileNotFoundError without PostgreSQL."""
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     if not (initdb and pg_ctl):
-        pytest.skip("PostgreSQL is not installed (Debian package postgresql; .ci/run installs it)")
-    folder = tmp_path_factory.mktemp("pg")
+        raise FileNotFoundError("PostgreSQL is not installed (Debian package postgresql)")
+    folder.mkdir(parents=True, exist_ok=True)
     prefix, uid = _as_user()
     if uid is not None:
         os.chown(folder, uid, -1)
@@ -68,3 +70,11 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
                        capture_output=True, env=env, cwd=folder)  # fmt: skip
+
+
+@pytest.fixture
+def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not (_binary("initdb") and _binary("pg_ctl")):
+        pytest.skip("PostgreSQL is not installed (Debian package postgresql; .ci/run installs it)")
+    with running_postgres(tmp_path_factory.mktemp("pg") / "cluster") as url:
+        yield url
