@@ -53,6 +53,7 @@ from selfheal.bot.dispatch import dispatch_workflow
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger, parse_event
 from selfheal.bot.exceptions import BotError, CredentialsError, EventError, GitHubError
 from selfheal.bot.github import GitHubClient
+from selfheal.bot.metrics import ServerMetrics
 from selfheal.bot.queue import Job, JobResult, Queue
 from selfheal.bot.serverconfig import ServerConfig
 from selfheal.bot.serverlog import JobLog, ServerLog
@@ -75,12 +76,18 @@ class _Base:
     name = "base"
 
     def __init__(
-        self, config: ServerConfig, tokens: AppTokens, log: ServerLog, locks: Queue | None = None
+        self,
+        config: ServerConfig,
+        tokens: AppTokens,
+        log: ServerLog,
+        locks: Queue | None = None,
+        metrics: ServerMetrics | None = None,
     ) -> None:
         self.config = config
         self.tokens = tokens
         self.log = log
         self.locks = locks  # the queue's lanes by failure signature
+        self.metrics = metrics
 
     def screen(self, trigger: Trigger) -> str | None:
         return None
@@ -141,7 +148,19 @@ class LocalExecutor(_Base):
         out_dir = self.config.runs / f"job-{job.id}-{job.attempts}"
         settings = replace(self._settings(), out_dir=out_dir)
         bot = Bot(client, token, settings, log=JobLog(self.log, job.id), publish_lock=self._lane(job))
-        return JobResult(True, describe(bot.handle(trigger)))
+        try:
+            return JobResult(True, describe(bot.handle(trigger)))
+        finally:
+            self._observe(job, client)
+
+    def _observe(self, job: Job, client: GitHubClient) -> None:
+        if self.metrics is None:
+            return
+        try:
+            remaining = client.rate_remaining()
+        except BotError:
+            return  # a metric is not worth a failed job
+        self.metrics.rate_limit_remaining.labels(str(job.installation_id or "")).set(remaining)
 
     def _lane(self, job: Job) -> Callable[[str], AbstractContextManager[object]]:
         locks = self.locks
@@ -247,11 +266,15 @@ DRY_RUN_TEXT = (
 
 
 def make_executor(
-    config: ServerConfig, tokens: AppTokens, log: ServerLog, locks: Queue | None = None
+    config: ServerConfig,
+    tokens: AppTokens,
+    log: ServerLog,
+    locks: Queue | None = None,
+    metrics: ServerMetrics | None = None,
 ) -> Executor:
     if config.executor == "actions":
-        return ActionsExecutor(config, tokens, log, locks)
-    return LocalExecutor(config, tokens, log, locks)
+        return ActionsExecutor(config, tokens, log, locks, metrics)
+    return LocalExecutor(config, tokens, log, locks, metrics)
 
 
 def describe(outcome: Outcome) -> str:

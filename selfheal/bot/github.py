@@ -214,6 +214,11 @@ class GitHubClient:
             return f"review request for {login} refused: {message}"
         return None
 
+    @mapped("read the rate limit")
+    def rate_remaining(self) -> int:
+        """X-RateLimit-Remaining of the last answer (asked for only if no answer carried it yet)."""
+        return int(self._gh.rate_limiting[0])
+
     @mapped("delete a branch")
     def delete_branch(self, branch: str) -> None:
         self.repository.get_git_ref(f"heads/{branch}").delete()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -46,6 +46,11 @@ class ServerMetrics:
         self.job_seconds = Histogram(
             "selfheal_job_duration_seconds", "How long a job's attempt ran", buckets=JOB_SECONDS,
             registry=self.registry,
+        )  # fmt: skip
+        self.rate_limit_remaining = Gauge(
+            "selfheal_github_rate_limit_remaining",
+            "GitHub's X-RateLimit-Remaining after a job, by installation",
+            ["installation"], registry=self.registry,
         )  # fmt: skip
         self.registry.register(_QueueDepth(queue_counts))
 

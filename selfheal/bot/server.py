@@ -41,7 +41,14 @@ HEARTBEAT_S = 3.0
 
 
 class BotServer:
-    def __init__(self, config: ServerConfig, queue: Queue, executor: Executor, log: ServerLog) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        queue: Queue,
+        executor: Executor,
+        log: ServerLog,
+        metrics: ServerMetrics | None = None,
+    ) -> None:
         self.config = config
         self.queue = queue
         self.executor = executor
@@ -54,7 +61,7 @@ class BotServer:
         intake = Intake(
             config.webhook_secret, queue, log, screen=executor.screen, on_queued=self.wake
         )  # fmt: skip
-        self.metrics = ServerMetrics(queue.counts)
+        self.metrics = metrics or ServerMetrics(queue.counts)
         app = WebhookApp(intake, self.health, self.metrics, max_body=config.max_body,
                          read_timeout=config.read_timeout)  # fmt: skip
         self.http = HttpServer(config.host, config.port, app, max_connections=config.max_connections)
@@ -200,7 +207,8 @@ def run_server(args: argparse.Namespace, env: Mapping[str, str], stream: TextIO 
         tokens = AppTokens.from_key_file(config.app_id, config.private_key, api_url=config.api_url,
                                          on_token=redact.add)  # fmt: skip
         app = tokens.app_name()
-        server = BotServer(config, queue, make_executor(config, tokens, log, queue), log)
+        metrics = ServerMetrics(queue.counts)
+        server = BotServer(config, queue, make_executor(config, tokens, log, queue, metrics), log, metrics)
     except (ServerConfigError, CredentialsError, QueueError) as exc:
         log.info(f"cannot start: {exc}")
         return EXIT_CONFIG

@@ -9,11 +9,13 @@ from typing import Any
 
 import psycopg
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from psycopg.rows import dict_row
 
 from tests.action.conftest import REPO
 from tests.bot import payloads
 from tests.bot.botserver import BOT_LOGIN, BotProcess, BotWorld, installed, start_bot
+from tests.fakes.github_server import RATE_LIMIT
 
 pytestmark = pytest.mark.slow
 
@@ -67,4 +69,10 @@ def test_a_server_killed_mid_heal_loses_its_job_to_the_other_which_runs_it_once(
     )  # the first attempt's, adopted
     assert "⏳" not in progress["body"]
     assert len([c for c in comments if c["issue_number"] == 3 and c["user"]["login"] == BOT_LOGIN]) == 1
+    scraped = second.opener.open(second.url + "/metrics", timeout=10).read().decode()
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(scraped) for s in family.samples}  # fmt: skip
+    assert samples[("selfheal_jobs_total", (("outcome", "done"),))] == 2.0  # both ran here
+    remaining = samples[("selfheal_github_rate_limit_remaining", (("installation", "77"),))]
+    assert 0 < remaining < RATE_LIMIT  # the fake's X-RateLimit-Remaining after the heal's requests
     assert second.terminate() == 0
