@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from selfheal.bot.commands import HealCommand, parse_command, strip_hidden
+from selfheal.bot.eventschema import check_payload
 from selfheal.bot.exceptions import EventError
 
 COMMENT, WORKFLOW_RUN, DISPATCH = "issue_comment", "workflow_run", "workflow_dispatch"
@@ -70,6 +71,9 @@ def load_event(name: str | None, path: str | None) -> dict[str, Any]:
 
 
 def parse_event(name: str, payload: dict[str, Any], repo_hint: str | None = None) -> Trigger | Skip:
+    if repo_hint and not isinstance(payload.get("repository"), dict):  # the Action knows its repository
+        payload = {**payload, "repository": {"full_name": repo_hint}}
+    check_payload(name, payload)
     repo = _get(payload, "repository", "full_name", default=repo_hint)
     if not isinstance(repo, str) or "/" not in repo:
         raise EventError(f"{name} event without repository.full_name")

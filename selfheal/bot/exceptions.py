@@ -37,6 +37,15 @@ class GitError(BotError):
     pass
 
 
+class LeaseLost(GitError):
+    """A push refused because the branch no longer holds the commit the pusher saw there: another run
+    moved it first. `maybe_arrived`: the refusal may also be a lost answer to the push itself."""
+
+    def __init__(self, message: str, *, maybe_arrived: bool = False) -> None:
+        super().__init__(message)
+        self.maybe_arrived = maybe_arrived
+
+
 class SandboxRefused(BotError):
     pass
 

@@ -40,6 +40,8 @@ events are healed twice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import timedelta
 from typing import Protocol
@@ -51,11 +53,12 @@ from selfheal.bot.dispatch import dispatch_workflow
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger, parse_event
 from selfheal.bot.exceptions import BotError, CredentialsError, EventError, GitHubError
 from selfheal.bot.github import GitHubClient
-from selfheal.bot.queue import Job, JobResult
+from selfheal.bot.metrics import ServerMetrics
+from selfheal.bot.queue import Job, JobResult, Queue
 from selfheal.bot.serverconfig import ServerConfig
 from selfheal.bot.serverlog import JobLog, ServerLog
 from selfheal.bot.service import IGNORED, REFUSED, Bot, BotSettings, Outcome, model_cost, within_daily_cap
-from selfheal.bot.spend import DailySpend
+from selfheal.bot.spend import daily_spend
 from selfheal.sandbox.exceptions import SandboxError
 
 DEFAULT_HEAL_MINUTES = 10.0
@@ -73,10 +76,19 @@ class Executor(Protocol):
 class _Base:
     name = "base"
 
-    def __init__(self, config: ServerConfig, tokens: AppTokens, log: ServerLog) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        tokens: AppTokens,
+        log: ServerLog,
+        locks: Queue | None = None,
+        metrics: ServerMetrics | None = None,
+    ) -> None:
         self.config = config
         self.tokens = tokens
         self.log = log
+        self.locks = locks  # the queue's lanes by failure signature
+        self.metrics = metrics
 
     def screen(self, trigger: Trigger) -> str | None:
         return None
@@ -144,11 +156,31 @@ class LocalExecutor(_Base):
         client, token = self._client(job, trigger)
         out_dir = self.config.runs / f"job-{job.id}-{job.attempts}"
         installation = job.installation_id or 0
-        spend = DailySpend(self.config.db, self.config.daily_usd_cap)
+        spend = daily_spend(self.config)
         settings = within_daily_cap(replace(self._settings(), out_dir=out_dir), spend, installation)
-        outcome = Bot(client, token, settings, log=JobLog(self.log, job.id)).handle(trigger)
-        spend.record(installation, model_cost(outcome))
-        return JobResult(True, describe(outcome))
+        bot = Bot(client, token, settings, log=JobLog(self.log, job.id), publish_lock=self._lane(job))
+        try:
+            outcome = bot.handle(trigger)
+            spend.record(installation, model_cost(outcome))
+            return JobResult(True, describe(outcome))
+        finally:
+            self._observe(job, client)
+
+    def _observe(self, job: Job, client: GitHubClient) -> None:
+        if self.metrics is None:
+            return
+        try:
+            remaining = client.rate_remaining()
+        except BotError:
+            return  # a metric is not worth a failed job
+        self.metrics.rate_limit_remaining.labels(str(job.installation_id or "")).set(remaining)
+
+    def _lane(self, job: Job) -> Callable[[str], AbstractContextManager[object]]:
+        locks = self.locks
+        if locks is None:
+            return lambda signature: nullcontext()
+        holder = f"job-{job.id}-{job.attempts}:{job.claim}"
+        return lambda signature: locks.lane_lock(f"{job.repo.lower()}!{signature}", holder)
 
 
 class ActionsExecutor(_Base):
@@ -246,10 +278,16 @@ DRY_RUN_TEXT = (
 )
 
 
-def make_executor(config: ServerConfig, tokens: AppTokens, log: ServerLog) -> Executor:
+def make_executor(
+    config: ServerConfig,
+    tokens: AppTokens,
+    log: ServerLog,
+    locks: Queue | None = None,
+    metrics: ServerMetrics | None = None,
+) -> Executor:
     if config.executor == "actions":
-        return ActionsExecutor(config, tokens, log)
-    return LocalExecutor(config, tokens, log)
+        return ActionsExecutor(config, tokens, log, locks, metrics)
+    return LocalExecutor(config, tokens, log, locks, metrics)
 
 
 def describe(outcome: Outcome) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from types import TracebackType
 
-from selfheal.bot.exceptions import GitError, GitHubError
+from selfheal.bot.exceptions import GitError, GitHubError, LeaseLost
 from selfheal.bot.github import GitHubClient
 from selfheal.bot.gitops import Built, Identity, RemoteCommit, check_path
 
@@ -83,9 +83,13 @@ class ApiStage:
         """Point `branch` at `sha`, but only if it still holds the commit we saw there (or none)."""
         current = self.client.branch_sha(branch)
         if current != expected:
-            raise GitError(f"git push to {branch} failed: the branch moved to {(current or 'nothing')[:12]}")
+            raise LeaseLost(f"git push to {branch} failed: the branch moved to {(current or 'nothing')[:12]}")
         try:
             self.client.set_branch(branch, sha, create=expected is None)
-        except GitHubError:
-            if self.client.branch_sha(branch) != sha:  # the answer may be what was lost, not the update
-                raise
+        except GitHubError as exc:
+            now = self.client.branch_sha(branch)
+            if now == sha:  # the answer may be what was lost, not the update
+                return
+            if expected is None and now is not None:  # created by another run between look-up and create
+                raise LeaseLost(f"git push to {branch} failed: the branch moved to {now[:12]}") from exc
+            raise

@@ -74,6 +74,23 @@ class CommentInfo:
     body: str
 
 
+def _error_message(data: object) -> str | None:
+    """GitHub's message, with the validation errors' own messages: a 422's "Validation Failed" alone
+    does not say that a pull request already exists."""
+    if not isinstance(data, dict):
+        return None
+    message = data.get("message")
+    errors = data.get("errors")
+    details = (
+        [e["message"] for e in errors if isinstance(e, dict) and isinstance(e.get("message"), str)]
+        if isinstance(errors, list)
+        else []
+    )
+    if details:
+        return f"{message} ({'; '.join(details)})" if message else "; ".join(details)
+    return message if isinstance(message, str) else None
+
+
 def mapped(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Turn PyGithub and transport errors into GitHubError naming what was being done."""
 
@@ -83,7 +100,7 @@ def mapped(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
             try:
                 return fn(*args, **kwargs)
             except GithubException as exc:
-                message = exc.data.get("message") if isinstance(exc.data, dict) else None
+                message = _error_message(exc.data)
                 if exc.status == 401:
                     raise CredentialsError(f"GitHub rejected the token while trying to {what} (401)") from exc
                 raise GitHubError(
@@ -196,6 +213,11 @@ class GitHubClient:
             message = exc.data.get("message") if isinstance(exc.data, dict) else exc.status
             return f"review request for {login} refused: {message}"
         return None
+
+    @mapped("read the rate limit")
+    def rate_remaining(self) -> int:
+        """X-RateLimit-Remaining of the last answer (asked for only if no answer carried it yet)."""
+        return int(self._gh.rate_limiting[0])
 
     @mapped("delete a branch")
     def delete_branch(self, branch: str) -> None:

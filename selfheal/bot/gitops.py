@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 from urllib.parse import urlsplit
 
-from selfheal.bot.exceptions import GitError
+from selfheal.bot.exceptions import GitError, LeaseLost
 
 SHA = re.compile(r"^[0-9a-f]{40}$")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -179,7 +179,10 @@ class Remote:
             raise GitError(f"git {what} failed: {self.redact(str(exc))}") from exc
         if done.returncode != 0:
             said = self.redact(done.stderr.decode("utf-8", "replace")).strip().splitlines()
-            raise GitError(f"git {what} failed: {said[-1] if said else f'exit {done.returncode}'}")
+            # a refused push names why on its own line ("! [rejected] ... (stale info)"), not the last
+            refused = [line.strip() for line in said[:-1] if line.lstrip().startswith("! [")]
+            text = "; ".join([said[-1], *refused[:1]]) if said else f"exit {done.returncode}"
+            raise GitError(f"git {what} failed: {text}")
         return done.stdout.decode("utf-8", "surrogateescape")
 
     def fetch(self, git_dir: Path, sha: str, *, branch: str | None, depth: int) -> None:
@@ -328,8 +331,20 @@ class Stage:
     def push(self, sha: str, branch: str, *, expected: str | None) -> None:
         """Force-push `sha` to `branch`, but only over the commit we saw there (or none)."""
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
-        self._git("push", "--no-verify", "--quiet", lease, self.remote.url, f"{sha}:refs/heads/{branch}",
-                  what=f"push to {branch}", auth=True)  # fmt: skip
+        try:
+            self._git("push", "--no-verify", "--quiet", lease, self.remote.url,
+                      f"{sha}:refs/heads/{branch}", what=f"push to {branch}", auth=True)  # fmt: skip
+        except GitError as exc:
+            if any(word in str(exc) for word in LEASE_REFUSALS):
+                raise LeaseLost(str(exc), maybe_arrived=SERVER_SIDE_REFUSAL in str(exc)) from exc
+            raise
+
+
+# git's words for a push that lost its race: the lease no longer matched ("stale info"), or another push
+# took the ref between the server's advertisement and its update
+# ("failed to update ref"; it is also what git says when the answer to a push that arrived was lost)
+SERVER_SIDE_REFUSAL = "(failed to update ref)"
+LEASE_REFUSALS = ("(stale info)", "(fetch first)", SERVER_SIDE_REFUSAL)
 
 
 def check_path(path: str) -> None:

@@ -1,4 +1,8 @@
-"""One progress comment per heal, edited in place as stages finish — never a stream of comments."""
+"""One progress comment per heal, edited in place as stages finish — never a stream of comments.
+
+A comment carries its request's key (the `/heal` comment it answers) in a hidden marker, so a job run
+again after a crash or a failed attempt adopts the comment the earlier attempt left at ⏳ and
+concludes it, instead of posting a second one."""
 
 from __future__ import annotations
 
@@ -18,10 +22,11 @@ MIN_EDIT_INTERVAL_S = 2.0
 class ProgressComment:
     """An EventSink that keeps one comment up to date. GitHub failures here never stop a heal."""
 
-    def __init__(self, client: GitHubClient, issue_number: int, title: str) -> None:
+    def __init__(self, client: GitHubClient, issue_number: int, title: str, *, key: str = "") -> None:
         self.client = client
         self.issue_number = issue_number
         self.title = title
+        self.key = key
         self.lines: list[str] = []
         self.comment_id: int | None = None
         self._last_edit = 0.0
@@ -30,7 +35,11 @@ class ProgressComment:
 
     def start(self) -> None:
         try:
-            self.comment_id = self.client.comment(self.issue_number, self.render("starting"))
+            self.comment_id = self._earlier()
+            if self.comment_id is None:
+                self.comment_id = self.client.comment(self.issue_number, self.render("starting"))
+            else:
+                self.client.edit_comment(self.issue_number, self.comment_id, self.render("starting"))
         except BotError as exc:  # the heal goes on without a progress comment
             sys.stderr.write(f"selfheal: could not post the progress comment: {exc}\n")
         self._last_edit = time.monotonic()
@@ -59,10 +68,19 @@ class ProgressComment:
             "done": f"**selfheal** — {self.title}",
         }[state]
         steps = "\n".join(f"- {line}" for line in self.lines) or "- preparing the sandbox"
-        parts = [MARKER, head, "", steps]
+        parts = [MARKER, *([key_marker(self.key)] if self.key else []), head, "", steps]
         if conclusion:
             parts += ["", conclusion]
         return "\n".join(parts)
+
+    def _earlier(self) -> int | None:
+        """The progress comment an earlier attempt of this request left (selfheal's, with its key)."""
+        if not self.key:
+            return None
+        marker = key_marker(self.key)
+        found = [c.id for c in self.client.comments(self.issue_number)
+                 if c.author_type == "Bot" and marker in c.body]  # fmt: skip
+        return found[-1] if found else None
 
     def _edit(self, body: str) -> None:
         if self.comment_id is None:
@@ -77,3 +95,7 @@ class ProgressComment:
             self._failing = False
         self._last_edit = time.monotonic()
         self._pending = False
+
+
+def key_marker(key: str) -> str:
+    return f"<!-- selfheal:progress {key} -->"

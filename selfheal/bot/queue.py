@@ -13,6 +13,10 @@
   count. No two workers, threads or processes, ever hold the same job.
 * A lane is the concurrency group (repo + issue, or repo + branch): one job per lane runs at a time,
   like the `concurrency:` group of the workflow template.
+* A second lane, by failure signature, is only known once a heal has found what fails: `lane_lock`
+  holds it (a row in `locks`, with an expiry so a dead holder cannot keep it) while a job publishes,
+  so two jobs about one failure (two issues, an issue and a red run) push and open one pull request
+  one after the other, in this process or another one sharing the database.
 * Each claim gets a random claim token; finishing or releasing a job is conditional on still holding
   it, so a job re-queued under a worker's feet is never marked done by that worker.
 * `recover()` runs at start: jobs left `running` by a crashed server are queued again (the crashed
@@ -34,12 +38,16 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from selfheal.bot.exceptions import QueueError
+
+LOCK_TTL_S = 600.0  # a publish takes seconds; a holder gone this long is dead
+LOCK_WAIT_S = 900.0
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 STATUSES = (QUEUED, RUNNING, DONE, FAILED)
@@ -68,6 +76,11 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_due ON jobs (status, not_before, id);
 CREATE INDEX IF NOT EXISTS jobs_lane ON jobs (lane, status);
+CREATE TABLE IF NOT EXISTS locks (
+    key     TEXT PRIMARY KEY,
+    holder  TEXT NOT NULL,
+    expires REAL NOT NULL
+);
 """
 
 P = ParamSpec("P")
@@ -98,6 +111,36 @@ class JobResult:
     retry: bool = False  # a failure worth another attempt (GitHub or git unreachable, ...)
 
 
+class Queue(Protocol):
+    """What the server, the intake and the workers use of a queue: SQLite (JobQueue, one server per
+    file) or PostgreSQL (pgqueue.PgJobQueue, shared by several servers)."""
+
+    shared: bool  # other servers may run jobs of this queue: only jobs whose heartbeat stopped are theirs
+
+    def enqueue(
+        self, *, delivery_id: str, event: str, payload: str, repo: str, lane: str,
+        installation_id: int | None = None,
+    ) -> tuple[int, bool]: ...  # fmt: skip
+
+    def claim(self, worker: str) -> Job | None: ...
+
+    def finish(self, job: Job, result: JobResult) -> str | None: ...
+
+    def release(self, job: Job) -> bool: ...
+
+    def recover(self) -> tuple[int, int]: ...
+
+    def heartbeat(self, job: Job) -> bool: ...
+
+    def recover_stale(self) -> tuple[int, int]: ...
+
+    def lane_lock(self, key: str, holder: str) -> AbstractContextManager[None]: ...
+
+    def counts(self) -> dict[str, int]: ...
+
+    def close(self) -> None: ...
+
+
 def _sqlite_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     def wrap(fn: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(fn)
@@ -113,6 +156,8 @@ def _sqlite_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
 
 class JobQueue:
+    shared = False  # one server per file (the server holds a lock file): all its running jobs are its own
+
     def __init__(
         self,
         path: Path,
@@ -300,9 +345,55 @@ class JobQueue:
                 "error = 'interrupted: the server died while it ran' WHERE status = 'running'",
                 (now,),
             ).rowcount
+            conn.execute("DELETE FROM locks")  # held by the jobs of the server that died
             return requeued, failed
 
         return self._write(sweep)
+
+    def heartbeat(self, job: Job) -> bool:
+        return True  # one server per file: nobody else judges its jobs by their heartbeat
+
+    def recover_stale(self) -> tuple[int, int]:
+        return 0, 0  # recover() at start is enough for a queue no other server shares
+
+    # -- locks by failure signature ------------------------------------------------------------------
+    @_sqlite_errors("take a lock")
+    def try_lock(self, key: str, holder: str, ttl: float = LOCK_TTL_S) -> bool:
+        now = self.clock()
+
+        def take(conn: sqlite3.Connection) -> bool:
+            conn.execute("DELETE FROM locks WHERE key = ? AND expires < ?", (key, now))
+            conn.execute(
+                "INSERT INTO locks (key, holder, expires) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE "
+                "SET expires = excluded.expires WHERE locks.holder = excluded.holder",
+                (key, holder, now + ttl),
+            )
+            row = conn.execute("SELECT holder FROM locks WHERE key = ?", (key,)).fetchone()
+            return row is not None and row["holder"] == holder
+
+        return self._write(take)
+
+    @_sqlite_errors("free a lock")
+    def unlock(self, key: str, holder: str) -> None:
+        self._write(
+            lambda conn: conn.execute("DELETE FROM locks WHERE key = ? AND holder = ?", (key, holder))
+        )
+
+    @contextmanager
+    def lane_lock(
+        self, key: str, holder: str, *, wait: float = LOCK_WAIT_S, poll: float = 0.2
+    ) -> Iterator[None]:
+        """Hold `key` (e.g. a repository's failure signature) for the block; wait for another holder
+        first. Raises QueueError when it stays taken for `wait` seconds."""
+        deadline = time.monotonic() + wait
+        while not self.try_lock(key, holder):
+            if time.monotonic() > deadline:
+                raise QueueError(f"the lane {key} stayed busy for {wait:.0f}s")
+            time.sleep(poll)
+        try:
+            yield
+        finally:
+            self.unlock(key, holder)
 
     # -- reading ------------------------------------------------------------------------------------
     @_sqlite_errors("count the jobs")

@@ -26,18 +26,29 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from selfheal.bot.appauth import AppTokens
+from selfheal.bot.asgi import HttpServer, WebhookApp
 from selfheal.bot.exceptions import BotError, CredentialsError, GitHubError, QueueError, ServerConfigError
 from selfheal.bot.executors import Executor, make_executor
-from selfheal.bot.queue import Job, JobQueue, JobResult
+from selfheal.bot.metrics import ServerMetrics
+from selfheal.bot.queue import Job, JobResult, Queue
+from selfheal.bot.queues import open_queue
 from selfheal.bot.serverconfig import ServerConfig, config_from_args
 from selfheal.bot.serverlog import Redactor, ServerLog
-from selfheal.bot.webhook import Answer, Intake, WebhookServer
+from selfheal.bot.webhook import Answer, Intake
 
 EXIT_STOPPED, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+HEARTBEAT_S = 3.0
 
 
 class BotServer:
-    def __init__(self, config: ServerConfig, queue: JobQueue, executor: Executor, log: ServerLog) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        queue: Queue,
+        executor: Executor,
+        log: ServerLog,
+        metrics: ServerMetrics | None = None,
+    ) -> None:
         self.config = config
         self.queue = queue
         self.executor = executor
@@ -50,18 +61,20 @@ class BotServer:
         intake = Intake(
             config.webhook_secret, queue, log, screen=executor.screen, on_queued=self.wake
         )  # fmt: skip
-        self.http = WebhookServer((config.host, config.port), intake, self.health, max_body=config.max_body)
-        self._http_thread = threading.Thread(
-            target=self.http.serve_forever, kwargs={"poll_interval": 0.2}, name="webhook", daemon=True
-        )
+        self.metrics = metrics or ServerMetrics(queue.counts)
+        app = WebhookApp(intake, self.health, self.metrics, max_body=config.max_body,
+                         read_timeout=config.read_timeout)  # fmt: skip
+        self.http = HttpServer(config.host, config.port, app, max_connections=config.max_connections)
 
     @property
     def url(self) -> str:
-        host, port = self.http.server_address[:2]
+        host, port = self.http.address
         return f"http://{host}:{port}"
 
     def start(self) -> None:
-        self._http_thread.start()
+        self.http.start()
+        if self.queue.shared:
+            threading.Thread(target=self._keep_alive, name="heartbeat", daemon=True).start()
         for n in range(self.config.workers):
             name = f"{socket.gethostname()}:{os.getpid()}:worker-{n + 1}"
             thread = threading.Thread(target=self._work, args=(name,), name=f"worker-{n + 1}", daemon=True)
@@ -89,6 +102,24 @@ class BotServer:
                 "queue": counts,
             },
         )
+
+    def _keep_alive(self) -> None:
+        """A shared queue's jobs: beat for ours, and take back those whose server stopped beating."""
+        while not self._stopping.wait(HEARTBEAT_S):
+            with self._running_lock:
+                running = list(self._running.values())
+            try:
+                for job in running:
+                    self.queue.heartbeat(job)
+                requeued, failed = self.queue.recover_stale()
+            except QueueError as exc:
+                self.log.info(f"heartbeat: {exc}")
+                continue
+            if requeued or failed:
+                self.log.info(
+                    f"{requeued} job(s) of a server that stopped queued again, {failed} failed for good"
+                )
+                self.wake()
 
     # -- workers ------------------------------------------------------------------------------------
     def _work(self, name: str) -> None:
@@ -124,6 +155,8 @@ class BotServer:
             self.log.info(f"job {job.id}: the result could not be recorded: {exc}")
             return
         took = time.monotonic() - started
+        self.metrics.job_seconds.observe(took)
+        self.metrics.jobs.labels(status or "given_up").inc()
         if status is None:
             self.log.info(f"job {job.id}: finished after the server gave it up ({took:.1f}s): {summary}")
         elif status == "queued":
@@ -137,8 +170,7 @@ class BotServer:
         """Stop listening and claiming; wait for running jobs, then put back what still runs."""
         self._stopping.set()
         self.wake()
-        self.http.shutdown()
-        self.http.server_close()
+        self.http.stop()
         deadline = time.monotonic() + self.config.stop_timeout
         for thread in self._workers:
             while thread.is_alive() and time.monotonic() < deadline and not (hurry and hurry.is_set()):
@@ -165,8 +197,9 @@ def run_server(args: argparse.Namespace, env: Mapping[str, str], stream: TextIO 
     os.environ.pop(config.secret_env, None)  # no child process (git, tests) inherits the secret
     lock: IO[Any] | None = None
     try:
-        lock = _lock(config.db)
-        queue = JobQueue(config.db, max_attempts=config.max_attempts, retry_delay=config.retry_delay)
+        lock = None if config.db_url else _lock(config.db)  # PostgreSQL is shared by design
+        queue = open_queue(config.queue_where, max_attempts=config.max_attempts,
+                           retry_delay=config.retry_delay)  # fmt: skip
         requeued, failed = queue.recover()
         if requeued or failed:
             log.info(f"{requeued} interrupted job(s) queued again, {failed} failed for good")
@@ -174,7 +207,8 @@ def run_server(args: argparse.Namespace, env: Mapping[str, str], stream: TextIO 
         tokens = AppTokens.from_key_file(config.app_id, config.private_key, api_url=config.api_url,
                                          on_token=redact.add)  # fmt: skip
         app = tokens.app_name()
-        server = BotServer(config, queue, make_executor(config, tokens, log), log)
+        metrics = ServerMetrics(queue.counts)
+        server = BotServer(config, queue, make_executor(config, tokens, log, queue, metrics), log, metrics)
     except (ServerConfigError, CredentialsError, QueueError) as exc:
         log.info(f"cannot start: {exc}")
         return EXIT_CONFIG
@@ -194,8 +228,8 @@ def run_server(args: argparse.Namespace, env: Mapping[str, str], stream: TextIO 
     try:
         server.start()
         log.info(
-            f"listening on {server.url} as app {app}: POST /webhook, GET /healthz "
-            f"(executor {config.executor}, {config.workers} worker(s), queue {config.db})"
+            f"listening on {server.url} as app {app}: POST /webhook, GET /healthz, GET /metrics "
+            f"(executor {config.executor}, {config.workers} worker(s), queue {config.queue_name})"
         )
         while not stop.wait(0.5):
             pass

@@ -9,6 +9,7 @@ environment only (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OLLAMA_HOST), never fro
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,18 @@ class ServerConfig:
     max_tokens: int | None = None
     daily_usd_cap: float | None = None  # per installation and UTC day, kept in the queue's database
     model_env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    max_connections: int = 256  # beyond it, uvicorn answers 503
+    read_timeout: float = 10.0  # seconds a delivery's body may take to arrive
+    db_url: str | None = field(default=None, repr=False)  # postgresql://…: db is then a local folder name
+
+    @property
+    def queue_where(self) -> str:
+        return self.db_url or str(self.db)
+
+    @property
+    def queue_name(self) -> str:
+        """For logs: no user or password of a database URL."""
+        return f"postgresql://{self.db_url.rsplit('@', 1)[-1]}" if self.db_url else str(self.db)
 
     @property
     def runs(self) -> Path:
@@ -65,7 +78,10 @@ class ServerConfig:
 
     @property
     def work(self) -> Path:
-        """Scratch space for the clones of running heals (<db stem>-work/ next to the database)."""
+        """Scratch space for the clones of running heals (<db stem>-work/ next to the database; with a
+        shared PostgreSQL queue, one per server process, as each clears its own at start)."""
+        if self.db_url:
+            return self.db.with_name(f"{self.db.stem}-work-{os.getpid()}")
         return self.db.with_name(f"{self.db.stem}-work")
 
 
@@ -75,10 +91,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     add("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default 8080)")
     add(
         "--db",
-        type=Path,
-        default=Path("selfheal-bot.sqlite3"),
-        metavar="PATH",
-        help="the job queue's SQLite file (default ./selfheal-bot.sqlite3)",
+        default="selfheal-bot.sqlite3",
+        metavar="PATH|URL",
+        help="the job queue: a SQLite file (default ./selfheal-bot.sqlite3), or postgresql://… shared by "
+        "several servers",
     )
     add(
         "--executor",
@@ -192,6 +208,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     add("--daily-usd-cap", type=float, metavar="USD",
         help="dollars all heals of one installation may spend per UTC day; a job over it heals with the "
         "search alone and says so (default: no cap)")  # fmt: skip
+    add("--max-connections", type=int, default=256, metavar="N",
+        help="connections served at once; more are answered 503 (default 256)")  # fmt: skip
+    add("--read-timeout", type=float, default=10.0, metavar="S",
+        help="seconds a delivery's body may take to arrive; then 408 (default 10)")  # fmt: skip
     add("--stop-timeout", type=float, default=20.0, metavar="S",
         help="on SIGTERM, seconds running jobs may take to finish before they go back to the queue "
         "(default 20)")  # fmt: skip
@@ -216,11 +236,13 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
     if not 0 <= args.port <= 65535:
         raise ServerConfigError(f"--port {args.port}: not a port number")
     for option, value, least in (("--workers", args.workers, 1), ("--max-attempts", args.max_attempts, 1),
-                                 ("--max-body", args.max_body, 1024)):  # fmt: skip
+                                 ("--max-body", args.max_body, 1024),
+                                 ("--max-connections", args.max_connections, 8)):  # fmt: skip
         if value < least:
             raise ServerConfigError(f"{option} {value}: must be at least {least}")
     for option, number in (("--retry-delay", args.retry_delay), ("--write-interval", args.write_interval),
-                           ("--stop-timeout", args.stop_timeout)):  # fmt: skip
+                           ("--stop-timeout", args.stop_timeout),
+                           ("--read-timeout", args.read_timeout)):  # fmt: skip
         if number < 0:
             raise ServerConfigError(f"{option} {number}: must not be negative")
     if args.max_minutes is not None and args.max_minutes <= 0:
@@ -231,9 +253,11 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
     if not api_url.startswith(("https://", "http://")):
         raise ServerConfigError(f"--api-url {args.api_url}: not an http(s) URL")
     model = _model_settings(args, env)
+    db_url = args.db if args.db.startswith(("postgresql://", "postgres://")) else None
     return ServerConfig(
         **model,
-        db=args.db.expanduser().resolve(),
+        db_url=db_url,
+        db=Path("selfheal-bot-pg").resolve() if db_url else Path(args.db).expanduser().resolve(),
         app_id=str(args.app_id).strip(),
         private_key=args.private_key.expanduser().resolve(),
         webhook_secret=secret.encode("utf-8"),
@@ -256,6 +280,8 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
         max_body=args.max_body,
         write_interval=args.write_interval,
         stop_timeout=args.stop_timeout,
+        max_connections=args.max_connections,
+        read_timeout=args.read_timeout,
     )
 
 

@@ -13,7 +13,8 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ from selfheal.bot.publish import (
     push_branch,
 )
 from selfheal.bot.signature import branch_for, failure_signature
-from selfheal.bot.spend import DailySpend
+from selfheal.bot.spend import DailySpend, PgDailySpend
 from selfheal.sandbox.exceptions import SandboxError, SandboxUnavailable
 from selfheal.sandbox.secrets import process_scrubber
 
@@ -104,12 +105,20 @@ class Target:
 
 class Bot:
     def __init__(
-        self, client: GitHubClient, token: str, settings: BotSettings, log: EventSink | None = None
+        self,
+        client: GitHubClient,
+        token: str,
+        settings: BotSettings,
+        log: EventSink | None = None,
+        *,
+        publish_lock: Callable[[str], AbstractContextManager[object]] = lambda signature: nullcontext(),
     ) -> None:
+        self.publish_lock = publish_lock  # held by failure signature while a job pushes and opens its PR
         self.client = client
         self.token = token
         self.settings = settings
         self.log = log
+        self.progress: ProgressComment | None = None
 
     # -- the request ------------------------------------------------------------------------------
     def handle(self, trigger: Trigger | Skip) -> Outcome:
@@ -131,14 +140,14 @@ class Bot:
             return self.heal(trigger, target)
         except (BotError, SelfhealError, SandboxError) as exc:
             self._react(trigger, "confused")
-            self._say(trigger, f"{MARKER}\n😕 selfheal could not finish: {exc}")
+            self._tell_failure(trigger, f"😕 selfheal could not finish: {exc}")
             if isinstance(exc, SandboxError):  # a BotError for whoever runs the bot: a clear failure
                 raise SandboxFailed(f"the sandbox failed: {exc}") from exc
             raise
         except KeyboardInterrupt as exc:  # the run was cancelled (SIGTERM, SIGINT): say so, then stop
             self._react(trigger, "confused")
             how = str(exc) or "interrupted"
-            self._say(trigger, f"{MARKER}\n😕 selfheal was {how} before it finished; nothing was published.")
+            self._tell_failure(trigger, f"😕 selfheal was {how} before it finished; nothing was published.")
             raise
 
     def authorize(self, trigger: Trigger) -> Outcome | None:
@@ -221,9 +230,12 @@ class Bot:
         # the checkout is left alone from here on: the heal ran the repository's tests next to it,
         # so its .git may hold hooks or drivers they planted. The commit is made in a new stage.
         if self.settings.publish_with == "api":
-            with ApiStage(self.client, change.base_sha) as api:
+            with self.publish_lock(change.signature), ApiStage(self.client, change.base_sha) as api:
                 return self._publish(api, trigger, progress, change, outcome)
-        with remote.stage(self.settings.workdir, base=change.base_sha, branch=target.branch) as stage:
+        with (
+            self.publish_lock(change.signature),
+            remote.stage(self.settings.workdir, base=change.base_sha, branch=target.branch) as stage,
+        ):
             return self._publish(stage, trigger, progress, change, outcome)
 
     def _publish(
@@ -476,8 +488,10 @@ class Bot:
         if not trigger.issue_number:
             return None
         asked = f" (asked by @{trigger.requester})" if trigger.requester else ""
-        progress = ProgressComment(self.client, trigger.issue_number, f"{target.title}{asked}")
+        key = f"comment-{trigger.comment_id}" if trigger.comment_id else ""
+        progress = ProgressComment(self.client, trigger.issue_number, f"{target.title}{asked}", key=key)
         progress.start()
+        self.progress = progress  # concluded with the failure, should the heal fail
         return progress
 
     def _conclude(self, trigger: Trigger, progress: ProgressComment | None, text: str, *, ok: bool) -> None:
@@ -504,6 +518,13 @@ class Bot:
             + (f": {self.settings.run_url}" if self.settings.run_url else "."),
         ])  # fmt: skip
 
+    def _tell_failure(self, trigger: Trigger, text: str) -> None:
+        """In the progress comment, when there is one: its ⏳ is concluded, not left beside a second one."""
+        if self.progress is not None and self.progress.comment_id is not None:
+            self.progress.finish(text)
+        else:
+            self._say(trigger, f"{MARKER}\n{text}")
+
     def _say(self, trigger: Trigger, body: str) -> None:
         if not trigger.issue_number:
             return
@@ -528,7 +549,9 @@ FORK_TEXT = (
 )
 
 
-def within_daily_cap(settings: BotSettings, spend: DailySpend, installation: int) -> BotSettings:
+def within_daily_cap(
+    settings: BotSettings, spend: DailySpend | PgDailySpend, installation: int
+) -> BotSettings:
     """The settings of one job under its installation's daily dollar cap: its max-usd lowered to
     what is left of the day, or, with nothing left, no model at all (and a notice saying so)."""
     flags = settings.heal_flags

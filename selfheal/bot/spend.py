@@ -1,10 +1,12 @@
 """The bot's per-installation daily dollar cap on model spending, kept in the queue's database.
 
-    DailySpend(db, cap).budget_for(installation) -> dollars one job may spend now (0: over the cap)
-    DailySpend(db, cap).record(installation, dollars)
+    daily_spend(config) -> DailySpend (SQLite) or PgDailySpend (PostgreSQL), as the queue is kept
+    .budget_for(installation, job_max_usd) -> dollars one job may spend now (0: over the cap)
+    .record(installation, dollars)
 
-A day is a UTC calendar day. The table lives next to the jobs (same SQLite file, WAL mode), so a
-restart keeps what was spent. A job's own max-usd is lowered to what is left of the day's cap;
+A day is a UTC calendar day. The table lives next to the jobs (the same SQLite file, or the same
+PostgreSQL database, which servers sharing the queue share too), so a restart keeps what was
+spent and two servers count one cap. A job's own max-usd is lowered to what is left of the day's cap;
 a job that finds the cap spent heals with the search alone and says so.
 """
 
@@ -16,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from selfheal.bot.exceptions import BotError
+from selfheal.bot.serverconfig import ServerConfig
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS model_spend (
@@ -29,6 +32,20 @@ CREATE TABLE IF NOT EXISTS model_spend (
 
 def today() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d")
+
+
+def daily_spend(config: ServerConfig) -> DailySpend | PgDailySpend:
+    if config.db_url:
+        return PgDailySpend(config.db_url, config.daily_usd_cap)
+    return DailySpend(config.db, config.daily_usd_cap)
+
+
+def _budget(cap_usd: float | None, spent: float, job_max_usd: float | None) -> float | None:
+    """What one job may spend: its own max-usd, lowered to what is left of the day's cap."""
+    if cap_usd is None:
+        return job_max_usd
+    left = max(cap_usd - spent, 0.0)
+    return left if job_max_usd is None else min(job_max_usd, left)
 
 
 class DailySpend:
@@ -58,11 +75,9 @@ class DailySpend:
         return float(row[0]) if row else 0.0
 
     def budget_for(self, installation: int, job_max_usd: float | None) -> float | None:
-        """What one job may spend: its own max-usd, lowered to what is left of the day's cap."""
         if self.cap_usd is None:
             return job_max_usd
-        left = max(self.cap_usd - self.spent(installation), 0.0)
-        return left if job_max_usd is None else min(job_max_usd, left)
+        return _budget(self.cap_usd, self.spent(installation), job_max_usd)
 
     def record(self, installation: int, usd: float) -> None:
         if usd <= 0:
@@ -79,3 +94,46 @@ class DailySpend:
                 raise BotError(f"recording spending in {self.db}: {exc}") from exc
             finally:
                 conn.close()
+
+
+class PgDailySpend:
+    """The same table in the PostgreSQL database of the shared queue (psycopg 3)."""
+
+    def __init__(self, url: str, cap_usd: float | None) -> None:
+        self.url = url
+        self.cap_usd = cap_usd
+
+    def __repr__(self) -> str:
+        return "PgDailySpend(postgresql://…)"  # the URL may hold a password
+
+    def _run(self, sql: str, params: tuple) -> tuple | None:
+        import psycopg
+
+        try:
+            with psycopg.connect(self.url, connect_timeout=10) as conn, conn.cursor() as cur:
+                cur.execute(SCHEMA)
+                cur.execute(sql, params)
+                return cur.fetchone() if cur.description else None
+        except psycopg.Error as exc:
+            raise BotError(f"the spending table in PostgreSQL: {type(exc).__name__}") from exc
+
+    def spent(self, installation: int, day: str | None = None) -> float:
+        row = self._run(
+            "SELECT usd FROM model_spend WHERE installation_id = %s AND day = %s",
+            (installation, day or today()),
+        )
+        return float(row[0]) if row else 0.0
+
+    def budget_for(self, installation: int, job_max_usd: float | None) -> float | None:
+        if self.cap_usd is None:
+            return job_max_usd
+        return _budget(self.cap_usd, self.spent(installation), job_max_usd)
+
+    def record(self, installation: int, usd: float) -> None:
+        if usd <= 0:
+            return
+        self._run(
+            "INSERT INTO model_spend (installation_id, day, usd) VALUES (%s, %s, %s) "
+            "ON CONFLICT (installation_id, day) DO UPDATE SET usd = model_spend.usd + EXCLUDED.usd",
+            (installation, today(), usd),
+        )

@@ -1,11 +1,11 @@
-"""The webhook endpoint: `POST /webhook` (GitHub's deliveries) and `GET /healthz`.
+"""What a webhook delivery becomes (the HTTP side is asgi.py: size cap, timeouts, 411/413/408).
 
 A delivery, in order; the first answer that applies is given:
 
-    body over the size cap ................................... 413 (the body is not read)
     X-Hub-Signature-256 missing or not HMAC-SHA256(secret, body) 401 (nothing parsed before this)
     no X-GitHub-Event / X-GitHub-Delivery, body not a JSON object 400
     ping ..................................................... 200 pong
+    a field of the wrong type (eventschema) .................. 400 naming the field
     an event selfheal does not act on (parse_event → Skip, or the executor's screen) 200 ignored
     a delivery id seen before ................................ 200 duplicate (no second job)
     otherwise: queued ........................................ 202 {"job": id}
@@ -20,16 +20,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlsplit
 
 from selfheal.bot.events import COMMENT, DISPATCH, WORKFLOW_RUN, Skip, Trigger, parse_event
 from selfheal.bot.exceptions import EventError, QueueError
-from selfheal.bot.queue import JobQueue
+from selfheal.bot.queue import Queue
 from selfheal.bot.serverlog import ServerLog
 
 SIGNATURE, EVENT, DELIVERY = "X-Hub-Signature-256", "X-GitHub-Event", "X-GitHub-Delivery"
@@ -72,7 +69,7 @@ class Intake:
     def __init__(
         self,
         secret: bytes,
-        queue: JobQueue,
+        queue: Queue,
         log: ServerLog,
         *,
         screen: Callable[[Trigger], str | None] = lambda trigger: None,
@@ -145,101 +142,3 @@ class Intake:
         self.log.info(f"delivery {delivery}: {event} on {trigger.repo}{where} -> job {job_id}")
         self.on_queued()
         return Answer(202, {"status": "queued", "job": job_id})
-
-
-class WebhookServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 64
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        intake: Intake,
-        health: Callable[[], Answer],
-        *,
-        max_body: int,
-    ) -> None:
-        super().__init__(address, WebhookHandler)
-        self.intake = intake
-        self.health = health
-        self.max_body = max_body
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that hangs up or stalls mid-request: one line, not the stdlib's traceback."""
-        kind = sys.exc_info()[0]
-        self.intake.log.info(f"connection from {client_address[0]} dropped: {kind.__name__ if kind else '?'}")
-
-
-class WebhookHandler(BaseHTTPRequestHandler):
-    server: WebhookServer
-    protocol_version = "HTTP/1.1"
-    timeout = 15  # a client that stops sending mid-body does not hold a thread for long
-
-    def version_string(self) -> str:
-        return "selfheal-bot"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # each delivery is logged once, by the intake, with what became of it
-
-    def do_GET(self) -> None:
-        path = urlsplit(self.path).path
-        if path == "/healthz":
-            self._answer(self.server.health())
-        elif path == "/webhook":
-            self._answer(Answer(405, {"error": "deliveries are POSTed"}), allow="POST")
-        else:
-            self._answer(Answer(404, {"error": "not found"}))
-
-    def do_POST(self) -> None:
-        if urlsplit(self.path).path != "/webhook":
-            self.close_connection = True  # the body is not read
-            self._answer(Answer(404, {"error": "not found"}))
-            return
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            self.close_connection = True
-            self._answer(Answer(411, {"error": "a Content-Length is required"}))
-            return
-        try:
-            length = int(self.headers.get("Content-Length", ""))
-        except ValueError:
-            self.close_connection = True
-            self._answer(Answer(411, {"error": "a Content-Length is required"}))
-            return
-        if length < 0 or length > self.server.max_body:
-            self.close_connection = True  # the body is not read: the connection cannot be reused
-            self._answer(Answer(413, {"error": f"the body is over {self.server.max_body} bytes"}))
-            return
-        body = self.rfile.read(length)
-        if len(body) != length:
-            self.close_connection = True
-            return
-        self._answer(self.server.intake.receive(self.headers, body))
-
-    def do_PUT(self) -> None:
-        self._not_allowed()
-
-    def do_PATCH(self) -> None:
-        self._not_allowed()
-
-    def do_DELETE(self) -> None:
-        self._not_allowed()
-
-    def _not_allowed(self) -> None:
-        self.close_connection = True
-        self._answer(Answer(405, {"error": "method not allowed"}), allow="GET, POST")
-
-    def _answer(self, answer: Answer, allow: str | None = None) -> None:
-        data = json.dumps(answer.body).encode("utf-8")
-        try:
-            self.send_response(answer.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            if allow:
-                self.send_header("Allow", allow)
-            if self.close_connection:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True

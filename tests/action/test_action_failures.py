@@ -99,8 +99,9 @@ def test_a_failed_pull_request_leaves_no_orphan_branch_and_the_next_run_recovers
     # the pushed branch was removed; the heal itself ran, and its record is kept
     assert remote_branches(world) == ["feature", "green", "main", "selfheal-memory"]
     assert len(world.repo_state()["pulls"]) == 2
-    [_progress, failure] = comments_on(world, 7)
-    assert "😕 selfheal could not finish: GitHub answered 500 to open a pull request" in failure["body"]
+    [progress] = comments_on(world, 7)  # the failure concludes the progress comment: no second one
+    assert "😕 selfheal could not finish: GitHub answered 500 to open a pull request" in progress["body"]
+    assert "⏳" not in progress["body"]
     assert reactions_on(world, 5001) == ["eyes", "confused"]
 
     # the branch is pushed but its delete fails too: the next run reuses the branch

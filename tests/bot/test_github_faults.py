@@ -111,17 +111,24 @@ def test_a_progress_comment_that_cannot_be_edited_is_left_alone_until_the_last_e
     assert capsys.readouterr().err.count("could not update the progress comment") == 1
 
 
-def test_a_push_that_arrived_although_git_saw_it_fail_leaves_no_branch(world, tmp_path: Path) -> None:
+def test_a_push_that_arrived_although_git_saw_it_fail_is_used(world, tmp_path: Path) -> None:
+    # git reports the lost answer as "failed to update ref", as it reports a push that lost a race
+    # to another run's identical commit: the branch holds this run's commit, so it is used, never
+    # deleted (a branch this run cannot prove it created may back another run's pull request)
     server, client, base = world
     server.fail(r"\.git/git-receive-pack$", method="POST", hang=2, after=True)
     change = Change(files={"calc.py": "def inc(x):\n    return x + 1\n"}, title="selfheal: fix",
                     message="selfheal: fix inc", body="the fix", signature="s2", branch="selfheal/s2",
                     base_branch="main", base_sha=base, draft=False)  # fmt: skip
-    with Remote(server.git_url(REPO), TOKEN).stage(tmp_path, base=base) as stage, pytest.raises(GitError):
-        publish_pull(client, stage, change, Identity(), reviewer=None)
+    with Remote(server.git_url(REPO), TOKEN).stage(tmp_path, base=base) as stage:
+        publication = publish_pull(client, stage, change, Identity(), reviewer=None)
     assert [r["status"] for r in server.requests() if "receive-pack" in r["path"]][:2] == [200, 0]
-    assert "selfheal/s2" not in server.repo_state(REPO)["branches"]  # it arrived, and was removed
-    assert server.repo_state(REPO)["pulls"] == []
+    assert publication.operation == CREATED
+    assert server.repo_state(REPO)["branches"]["selfheal/s2"] == publication.commit
+    [pull] = server.repo_state(REPO)["pulls"]
+    assert (pull["number"], pull["state"]) == (publication.pr_number, "open")
+    assert pull["head"]["ref"] == "selfheal/s2"
+    assert not [r for r in server.requests() if r["method"] == "DELETE"]
 
 
 def test_a_fetch_that_gets_no_answer_is_given_up_after_the_stall_time(world, tmp_path: Path) -> None:

@@ -2312,8 +2312,23 @@ class Api:
         full = self.full_ref(ref)
         if r.git_dir is None or self.s.rev(r, full) is None:
             raise ApiError(422, "Reference does not exist", doc=f"{DOCS}/git/refs#delete-a-reference")
+        old = self.s.rev(r, full)
         self.s.git(r, "update-ref", "-d", full, check=True)
+        if full.startswith("refs/heads/"):
+            self.close_pulls_of(r, full.removeprefix("refs/heads/"), old)
         return Reply(204)
+
+    def close_pulls_of(self, r: Repo, branch: str, last_head: str | None) -> None:
+        """As GitHub does: deleting a branch closes the open pull requests whose head it was."""
+        for repo in self.s.repos.values():
+            for issue in repo.issues.values():
+                pr = issue.pr
+                if (issue.state != "open" or pr is None or pr.head_ref != branch
+                        or pr.head_full_name.lower() != r.full_name.lower()):  # fmt: skip
+                    continue
+                pr.head_sha = last_head or pr.head_sha
+                issue.state, issue.closed_at, issue.state_reason = "closed", now_iso(), None
+                issue.updated_at = now_iso()
 
     # -- the GitHub App ----------------------------------------------------------------------
 

@@ -1,0 +1,58 @@
+"""The server's Prometheus metrics, served at `GET /metrics` in the text exposition format.
+
+One registry per server (not the library's global one), so two servers in one process, as in tests,
+do not share counters. The queue's depth is read from the queue when scraped, so it is right for
+every server sharing a database, not only for what this process queued.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+JOB_SECONDS = (1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600)
+
+
+class _QueueDepth(Collector):
+    def __init__(self, counts: Callable[[], dict[str, int]]) -> None:
+        self.counts = counts
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily("selfheal_queue_jobs", "Jobs in the queue, by status", labels=["status"])
+        try:
+            counts = self.counts()
+        except Exception:  # a scrape never fails because the database is busy: the gauge is left out
+            return
+        for status, n in sorted(counts.items()):
+            family.add_metric([status], n)
+        yield family
+
+
+class ServerMetrics:
+    def __init__(self, queue_counts: Callable[[], dict[str, int]]) -> None:
+        self.registry = CollectorRegistry()
+        self.deliveries = Counter(
+            "selfheal_deliveries", "Webhook deliveries, by event and what became of them",
+            ["event", "outcome"], registry=self.registry,
+        )  # fmt: skip
+        self.jobs = Counter(
+            "selfheal_jobs", "Jobs finished, by outcome (done, queued for a retry, failed)",
+            ["outcome"], registry=self.registry,
+        )  # fmt: skip
+        self.job_seconds = Histogram(
+            "selfheal_job_duration_seconds", "How long a job's attempt ran", buckets=JOB_SECONDS,
+            registry=self.registry,
+        )  # fmt: skip
+        self.rate_limit_remaining = Gauge(
+            "selfheal_github_rate_limit_remaining",
+            "GitHub's X-RateLimit-Remaining after a job, by installation",
+            ["installation"], registry=self.registry,
+        )  # fmt: skip
+        self.registry.register(_QueueDepth(queue_counts))
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,80 @@
+"""A real PostgreSQL for the tests: Debian's `postgresql` package, a cluster made with initdb in a
+temporary folder and started with pg_ctl, as an unprivileged user when the tests run as root
+(PostgreSQL refuses to run as root). Skipped, saying why, only where the binaries are missing."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+BIN_DIRS = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+
+
+def _binary(name: str) -> str | None:
+    for folder in BIN_DIRS:
+        if (folder / name).is_file():
+            return str(folder / name)
+    return shutil.which(name)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _as_user() -> tuple[list[str], int | None]:
+    if os.geteuid() != 0:
+        return [], None
+    nobody = pwd.getpwnam("nobody")
+    return [
+        "setpriv",
+        f"--reuid={nobody.pw_uid}",
+        f"--regid={nobody.pw_gid}",
+        "--clear-groups",
+    ], nobody.pw_uid
+
+
+@contextmanager
+def running_postgres(folder: Path) -> Iterator[str]:
+    """A cluster in `folder` (made here), started; its URL. Raises FileNotFoundError without PostgreSQL."""
+    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+    if not (initdb and pg_ctl):
+        raise FileNotFoundError("PostgreSQL is not installed (Debian package postgresql)")
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix, uid = _as_user()
+    if uid is not None:
+        os.chown(folder, uid, -1)
+        folder.chmod(0o700)
+        for parent in folder.parents:  # nobody must reach the folder
+            if parent == Path(parent.anchor):
+                break
+            parent.chmod(parent.stat().st_mode | 0o011)
+    data, port = folder / "data", _free_port()
+    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "HOME": str(folder)}
+    subprocess.run([*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "selfheal", "--no-sync"],
+                   check=True, capture_output=True, env=env, cwd=folder)  # fmt: skip
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+    start = [*prefix, pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-o", options, "-w", "start"]
+    subprocess.run(start, check=True, capture_output=True, env=env, cwd=folder)
+    try:
+        yield f"postgresql://selfheal@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True, env=env, cwd=folder)  # fmt: skip
+
+
+@pytest.fixture
+def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not (_binary("initdb") and _binary("pg_ctl")):
+        pytest.skip("PostgreSQL is not installed (Debian package postgresql; .ci/run installs it)")
+    with running_postgres(tmp_path_factory.mktemp("pg") / "cluster") as url:
+        yield url
