@@ -162,6 +162,8 @@ class LocalExecutor(_Base):
         try:
             outcome = bot.handle(trigger)
             spend.record(installation, model_cost(outcome))
+            if self.metrics is not None:
+                self.metrics.count_model_use(outcome.report)
             return JobResult(True, describe(outcome))
         finally:
             self._observe(job, client)

@@ -52,7 +52,26 @@ class ServerMetrics:
             "GitHub's X-RateLimit-Remaining after a job, by installation",
             ["installation"], registry=self.registry,
         )  # fmt: skip
+        self.model_tokens = Counter(
+            "selfheal_model_tokens", "Model tokens the heals used, by provider and direction",
+            ["provider", "direction"], registry=self.registry,
+        )  # fmt: skip
+        self.model_usd = Counter(
+            "selfheal_model_usd", "Dollars the heals' model calls cost (selfheal's price list), by provider",
+            ["provider"], registry=self.registry,
+        )  # fmt: skip
         self.registry.register(_QueueDepth(queue_counts))
+
+    def count_model_use(self, report: dict | None) -> None:
+        """A heal's tokens and dollars, from its report.json (nothing without a model)."""
+        report = report or {}
+        metrics = report.get("metrics") or {}
+        provider = str(report.get("provider") or "none")
+        if provider == "none":
+            return
+        self.model_tokens.labels(provider, "in").inc(max(0, int(metrics.get("tokens_in") or 0)))
+        self.model_tokens.labels(provider, "out").inc(max(0, int(metrics.get("tokens_out") or 0)))
+        self.model_usd.labels(provider).inc(max(0.0, float(metrics.get("cost_usd") or 0.0)))
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.action.conftest import REPO
 from tests.action.model_world import CONCLUSION, FIXED, anthropic_script, seed_temps_remote
@@ -68,6 +69,12 @@ def test_the_bot_heals_with_claude_and_counts_the_installations_spending(temps_b
     with sqlite3.connect(world.db) as conn:
         rows = conn.execute("SELECT installation_id, usd FROM model_spend").fetchall()
     assert rows == [(job["installation_id"], pytest.approx(0.0221))]
+    scraped = bot.opener.open(bot.url + "/metrics", timeout=10).read().decode()
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(scraped) for s in family.samples}  # fmt: skip
+    assert samples[("selfheal_model_tokens_total", (("direction", "in"), ("provider", "anthropic")))] == 8000
+    assert samples[("selfheal_model_tokens_total", (("direction", "out"), ("provider", "anthropic")))] == 610
+    assert samples[("selfheal_model_usd_total", (("provider", "anthropic"),))] == pytest.approx(0.0221)
 
     # the next job has $0.0079 of the day's $0.03 left: the model stops at the first answer over it
     second = FakeAnthropic.start(world.tmp / "claude2", {"api_key": KEY, "steps": anthropic_script()})
