@@ -95,6 +95,9 @@ def selfheal_argv(backend: str, site: Site, python: str | None) -> list[str]:
     argv = [
         sys.executable, "-m", "selfheal", "heal", str(site.origin), "--out", str(site.out),
         "--max-minutes", "0.5", "--max-candidates", "40", "--timeout", "45", "--test-timeout", "30",
+        # the memory of heals is selfheal's own write into the repository's .selfheal/, after the
+        # sandbox has closed: off, so that "the origin changed" means only what the code did
+        "--memory", "off",
     ]  # fmt: skip
     if backend == "docker":
         return [*argv, "--sandbox", "docker", "--sandbox-image", IMAGE]
