@@ -171,6 +171,8 @@ class LocalExecutor(_Base):
     def _observe(self, job: Job, client: GitHubClient) -> None:
         if self.metrics is None:
             return
+        for (operation, outcome), count in client.calls.items():
+            self.metrics.github_calls.labels(operation, outcome).inc(count)
         try:
             remaining = client.rate_remaining()
         except BotError:

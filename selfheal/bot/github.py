@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import functools
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
@@ -97,9 +98,14 @@ def mapped(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     def wrap(fn: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(fn)
         def inner(*args: P.args, **kwargs: P.kwargs) -> R:
+            calls = getattr(args[0], "calls", None) if args else None  # the client's tally, for /metrics
+            outcome = "error"
             try:
-                return fn(*args, **kwargs)
+                value = fn(*args, **kwargs)
+                outcome = "ok"
+                return value
             except GithubException as exc:
+                outcome = str(exc.status)
                 message = _error_message(exc.data)
                 if exc.status == 401:
                     raise CredentialsError(f"GitHub rejected the token while trying to {what} (401)") from exc
@@ -111,6 +117,9 @@ def mapped(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 raise GitHubError(f"could not reach GitHub to {what}: {type(exc).__name__}") from exc
             except (KeyError, ValueError) as exc:  # an answer without the fields GitHub documents
                 raise GitHubError(f"GitHub's answer to {what} was not understood ({exc!r})") from exc
+            finally:
+                if isinstance(calls, Counter):
+                    calls[what, outcome] += 1
 
         return inner
 
@@ -142,6 +151,9 @@ class GitHubClient:
             seconds_between_writes=write_interval or None,
         )
         self._repo: Repository | None = None
+        # GitHub operations this client ran, by what and outcome (ok, an HTTP status, error); one
+        # operation is one or a few requests, PyGithub's retries not counted
+        self.calls: Counter[tuple[str, str]] = Counter()
 
     # -- repository ---------------------------------------------------------------------------------
     @property

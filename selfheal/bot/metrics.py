@@ -52,6 +52,10 @@ class ServerMetrics:
             "GitHub's X-RateLimit-Remaining after a job, by installation",
             ["installation"], registry=self.registry,
         )  # fmt: skip
+        self.github_calls = Counter(
+            "selfheal_github_operations", "GitHub API operations the jobs ran, by operation and outcome "
+            "(ok, the HTTP status, or error)", ["operation", "outcome"], registry=self.registry,
+        )  # fmt: skip
         self.model_tokens = Counter(
             "selfheal_model_tokens", "Model tokens the heals used, by provider and direction",
             ["provider", "direction"], registry=self.registry,

@@ -75,6 +75,12 @@ def test_the_bot_heals_with_claude_and_counts_the_installations_spending(temps_b
     assert samples[("selfheal_model_tokens_total", (("direction", "in"), ("provider", "anthropic")))] == 8000
     assert samples[("selfheal_model_tokens_total", (("direction", "out"), ("provider", "anthropic")))] == 610
     assert samples[("selfheal_model_usd_total", (("provider", "anthropic"),))] == pytest.approx(0.0221)
+    assert (
+        samples[
+            ("selfheal_github_operations_total", (("operation", "open a pull request"), ("outcome", "ok")))
+        ]
+        == 1
+    )
 
     # the next job has $0.0079 of the day's $0.03 left: the model stops at the first answer over it
     second = FakeAnthropic.start(world.tmp / "claude2", {"api_key": KEY, "steps": anthropic_script()})
