@@ -3,7 +3,7 @@ commit per heal.
 
     branch = MemoryBranch(remote, parent=workdir, author=identity)
     branch.read()                  # the records (empty when the branch does not exist yet)
-    branch.append(record)          # a commit on the branch's tip (or the branch's first), pushed
+    branch.append(record)          # a commit on the branch's tip (or its first), pushed; None: there
 
 Published with the fix branch's care (`gitops.Remote`): a bare git directory made for the
 purpose, git's environment built, hooks and helpers off, the token's header only on ls-remote,
@@ -42,16 +42,15 @@ class MemoryBranch:
             tip = scratch.fetch_tip()
             return parse_lines(scratch.file_at(tip)) if tip else []
 
-    def append(self, record: MemoryRecord) -> str:
-        """Add `record` on the branch; the commit pushed. Retries from the new tip when another
-        heal's commit landed first."""
+    def append(self, record: MemoryRecord) -> str | None:
+        """Add `record` on the branch; the commit pushed, or None when the branch holds it already
+        (a push whose answer was lost had landed: the retry finds the record there). Retries from
+        the new tip when another heal's commit landed first."""
 
         def add(records: list[MemoryRecord]) -> list[MemoryRecord]:
             return capped([*[r for r in records if r.id != record.id], record])
 
-        sha = self._change(add, f"selfheal memory: {record.status} {record.id}")
-        assert sha is not None
-        return sha
+        return self._change(add, f"selfheal memory: {record.status} {record.id}")
 
     def forget(self, record_id: str) -> str | None:
         """Drop the record `record_id` (or the one it uniquely prefixes) in a new commit; that

@@ -20,6 +20,7 @@ from typing import Any
 
 from evaluation.hostile_events.cases import Case
 from selfheal.agent.report.result import HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL
+from selfheal.bot.memorybranch import MEMORY_BRANCH
 from tests.action.conftest import COLLABORATORS, REPO, World, seed_remote
 from tests.action.hostile_figures import save
 from tests.bot import payloads
@@ -217,10 +218,13 @@ def judge(case: Case, seen: Observed) -> list[str]:
     if case.expect == "heal":
         if case.event == "issue_comment" and (not seen.reactions or seen.reactions[0] != "eyes"):
             wrong.append(f"reactions {seen.reactions}: no 👀 first")
+        # a heal that ran adds its record to the repository's memory branch (issue 20); an event
+        # that is ignored or refused runs no heal and so makes no branch at all (checked above)
+        made = [b for b in seen.new_branches if b != MEMORY_BRANCH]
         if case.pr:
-            if len(seen.pulls) != 1 or [b for b in seen.new_branches if not b.startswith("selfheal/")]:
+            if len(seen.pulls) != 1 or [b for b in made if not b.startswith("selfheal/")]:
                 wrong.append(f"expected one pull request: {len(seen.pulls)}, branches {seen.new_branches}")
-        elif seen.pulls or seen.new_branches:
+        elif seen.pulls or made:
             wrong.append(f"branches {seen.new_branches} / pull requests {len(seen.pulls)} made")
     return wrong
 
