@@ -40,15 +40,23 @@ def daily_spend(config: ServerConfig) -> DailySpend | PgDailySpend:
     return DailySpend(config.db, config.daily_usd_cap)
 
 
-def _budget(cap_usd: float | None, spent: float, job_max_usd: float | None) -> float | None:
-    """What one job may spend: its own max-usd, lowered to what is left of the day's cap."""
-    if cap_usd is None:
-        return job_max_usd
-    left = max(cap_usd - spent, 0.0)
-    return left if job_max_usd is None else min(job_max_usd, left)
+class _DailyCap:
+    """What both stores share: a job's budget from its own max-usd and what is left of the day."""
+
+    cap_usd: float | None
+
+    def spent(self, installation: int, day: str | None = None) -> float:
+        raise NotImplementedError
+
+    def budget_for(self, installation: int, job_max_usd: float | None) -> float | None:
+        """What one job may spend: its own max-usd, lowered to what is left of the day's cap."""
+        if self.cap_usd is None:
+            return job_max_usd  # no cap: the database is not asked
+        left = max(self.cap_usd - self.spent(installation), 0.0)
+        return left if job_max_usd is None else min(job_max_usd, left)
 
 
-class DailySpend:
+class DailySpend(_DailyCap):
     def __init__(self, db: Path, cap_usd: float | None) -> None:
         self.db = db
         self.cap_usd = cap_usd
@@ -74,11 +82,6 @@ class DailySpend:
                 conn.close()
         return float(row[0]) if row else 0.0
 
-    def budget_for(self, installation: int, job_max_usd: float | None) -> float | None:
-        if self.cap_usd is None:
-            return job_max_usd
-        return _budget(self.cap_usd, self.spent(installation), job_max_usd)
-
     def record(self, installation: int, usd: float) -> None:
         if usd <= 0:
             return
@@ -96,7 +99,7 @@ class DailySpend:
                 conn.close()
 
 
-class PgDailySpend:
+class PgDailySpend(_DailyCap):
     """The same table in the PostgreSQL database of the shared queue (psycopg 3)."""
 
     def __init__(self, url: str, cap_usd: float | None) -> None:
@@ -123,11 +126,6 @@ class PgDailySpend:
             (installation, day or today()),
         )
         return float(row[0]) if row else 0.0
-
-    def budget_for(self, installation: int, job_max_usd: float | None) -> float | None:
-        if self.cap_usd is None:
-            return job_max_usd
-        return _budget(self.cap_usd, self.spent(installation), job_max_usd)
 
     def record(self, installation: int, usd: float) -> None:
         if usd <= 0:

@@ -172,11 +172,12 @@ class GeneratorStrategy:
             self.log.problems.extend(edits.problems)
             return None, edits.feedback()
         summary = reply.text.strip().splitlines()[0][:160] if reply.text.strip() else "model edit"
-        screening = screen(edits.candidate(summary, strategy=strategy))
+        candidate = edits.candidate(summary, strategy=strategy)
+        screening = screen(candidate)
         self.log.screened += 1
         if screening.plausible:
             outcome.plausible.append(screening)
-            return screening, self._overfit_feedback(context, edits.candidate(summary, strategy=strategy))
+            return screening, self._overfit_feedback(context, candidate)
         if screening.improving and (
             outcome.partial is None or len(screening.fixed) > len(outcome.partial.fixed)
         ):

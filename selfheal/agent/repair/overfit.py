@@ -134,15 +134,12 @@ def _risks_in(where: str, scope: ast.AST, previous: ast.AST | None, tested: Coun
 def _features(scope: ast.AST) -> Counter:
     found: Counter = Counter()
     for node in ast.walk(scope):
-        if isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value is not None:
-            if isinstance(node.value, str) and TEST_RUNNER_WORDS.search(node.value):
+        literal = _literal(node)
+        if literal is not None:
+            found["literal", literal] += 1
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if TEST_RUNNER_WORDS.search(node.value):
                 found["runner_word", repr(node.value)[:40]] += 1
-            if _meaningful(node.value):
-                found["literal", _key(node.value)] += 1
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            value = node.operand.value if isinstance(node.operand, ast.Constant) else None
-            if isinstance(value, int | float) and not isinstance(value, bool) and _meaningful(-value):
-                found["literal", _key(-value)] += 1
         elif isinstance(node, ast.Attribute | ast.Name):
             dotted = _dotted(node)
             if dotted in CIRCUMSTANCE_READS:
@@ -150,6 +147,21 @@ def _features(scope: ast.AST) -> Counter:
         elif isinstance(node, ast.ExceptHandler) and _broad(node) and not _reraises(node):
             found["swallow", ""] += 1
     return found
+
+
+def _literal(node: ast.AST) -> str | None:
+    """The value of a meaningful literal (a negative number included), as the tests compare it."""
+    if isinstance(node, ast.Constant) and not isinstance(node.value, bool) and _meaningful(node.value):
+        return _key(node.value)
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+    ):
+        value = node.operand.value
+        if isinstance(value, int | float) and not isinstance(value, bool) and _meaningful(-value):
+            return _key(-value)
+    return None
 
 
 def _meaningful(value: object) -> bool:
@@ -237,8 +249,8 @@ def _is_docstring(statement: ast.stmt) -> bool:
 
 
 def _test_literals(failing_tests: Mapping[str, str]) -> Counter:
-    """The meaningful literal values of each failing test function, its decorators (parametrize)
-    and its class; of the whole file when the function cannot be found."""
+    """The meaningful literal values of each failing test function and its decorators
+    (parametrize); of the whole file when the function cannot be found."""
     found: Counter = Counter()
     for test_id, text in failing_tests.items():
         try:
@@ -247,13 +259,7 @@ def _test_literals(failing_tests: Mapping[str, str]) -> Counter:
             continue
         parts = [p.split("[", 1)[0] for p in test_id.split("::")[1:]]
         node: ast.AST | None = _find(module, parts) if parts else None
-        for sub in ast.walk(node if node is not None else module):
-            if isinstance(sub, ast.Constant) and not isinstance(sub.value, bool) and _meaningful(sub.value):
-                found[_key(sub.value)] += 1
-            elif isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub):
-                value = getattr(sub.operand, "value", None)
-                if isinstance(value, int | float) and not isinstance(value, bool) and _meaningful(-value):
-                    found[_key(-value)] += 1
+        found.update(filter(None, map(_literal, ast.walk(node if node is not None else module))))
     return found
 
 
