@@ -530,6 +530,9 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
             err.write(f"  fix: {fix.description}\n")
         for risk in result.overfit_risks:
             err.write(f"  ⚠ {risk}\n")
+        if result.bypass:
+            skipped = ", ".join(result.bypass)
+            err.write(f"  ⚠ only a bypass was found: the patch skips the failing path in {skipped}\n")
     elif result.status == NOTHING_TO_HEAL:
         err.write(
             "nothing to heal: no test fails"

@@ -25,6 +25,7 @@ from selfheal.agent.newtests.cases import TestFile
 from selfheal.agent.newtests.edgecases.generate import EdgeCaseResult, generate_edge_cases
 from selfheal.agent.newtests.generation import NewTests, TestContext
 from selfheal.agent.newtests.proof import TestProver, remove_file
+from selfheal.agent.repair.bypass import bypassed_functions
 from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Budget
 from selfheal.agent.report.result import HealResult
@@ -38,7 +39,6 @@ from selfheal.sandbox.exceptions import WorkspaceTrap
 
 QA_ROUND_SEARCH = 10  # search candidates after the model's, in the round for failing generated tests
 QA_ROUND_S = 90.0
-MAX_TEST_FILES_READ = 60  # existing test files the edge-case generator reads for input values
 
 
 class AfterRepair:
@@ -98,23 +98,21 @@ class AfterRepair:
         tests = self.rounds.test_texts(targets)
         with stage(self.state.events, "overfit_review") as info:
             result.overfit_risks = tuple(overfit_risks(result.base_texts, result.changes, tests))
-            info.update(risks=len(result.overfit_risks), kinds=sorted({r.kind for r in result.overfit_risks}))
+            result.bypass = bypassed_functions(result.base_texts, result.changes)
+            info.update(
+                risks=len(result.overfit_risks),
+                kinds=sorted({r.kind for r in result.overfit_risks}),
+                bypass=list(result.bypass),
+            )
 
     def edge_cases(
         self, definition: Definition, module: str, base_text: str, patched_text: str
     ) -> EdgeCaseResult:
         """The embedded generator's tests for one changed function (no model)."""
         state = self.state
-        tests = [p for p in state.workspace.files if _is_test_file(p)][:MAX_TEST_FILES_READ]
-        texts: dict[str, str] = {}
-        for path in tests:
-            try:
-                texts[path] = state.workspace.base_text(path)
-            except (WorkspaceError, UnicodeDecodeError):
-                continue
         return generate_edge_cases(
             state.session, state.python, path=definition.file, function=definition.qualname, module=module,
-            base_text=base_text, patched_text=patched_text, existing_tests=texts,
+            base_text=base_text, patched_text=patched_text, existing_tests=state.existing_test_texts(),
             source_dirs=state.runner.source_dirs, seed=state.config.seed,
         )  # fmt: skip
 
@@ -345,11 +343,6 @@ def model_record(strategy: ModelStrategy) -> dict:
 def _short(arguments: object, limit: int = 160) -> str:
     text = " ".join(str(arguments).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _is_test_file(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 def _describe_diagnosis(result: HealResult) -> str:

@@ -10,6 +10,7 @@ builds; a candidate is never judged by its screening, only by the verdict's real
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 import time
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from selfheal.agent.events import Event, EventSink, stage
+from selfheal.agent.preference import order_plausible
 from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
 from selfheal.agent.repair.mutation import Hints
 from selfheal.agent.repair.overfit import overfit_risks
@@ -181,12 +183,16 @@ class RepairRounds:
         baseline: TestReport,
         targets: Sequence[str] = (),
     ) -> Screening | None:
-        """The round's winner among candidates that screened as plausible. From one strategy,
-        the first (in that strategy's ranking) that meets the verdict, unless it has overfit risks
-        (agent/repair/overfit.py): then the next that meets it without any, if the validations
-        allow. From several strategies, the first of each compete: no overfit risk, then tests
-        passed, then the smaller patch."""
+        """The round's winner among candidates that screened as plausible. Each strategy's
+        candidates are first put in order of preference (agent/preference.py: one that changes
+        the computation before one that only bypasses the failing path, then the least behaviour
+        changed on generated inputs). From one strategy, the first that meets the verdict, unless
+        it has overfit risks (agent/repair/overfit.py): then the next that meets it without any,
+        if the validations allow. From several strategies, the first of each compete: no overfit
+        risk, no bypass, then tests passed, then the least behaviour changed, then the smaller
+        patch."""
         result = self.state.result
+        plausible, preferences = order_plausible(self.state, plausible, accepted)
         strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
         before = snapshot(result)
         tests = self.test_texts(list(targets))
@@ -202,7 +208,9 @@ class RepairRounds:
                     after = result.after
                     passed = len(after.passing) if after is not None else 0
                     risky = bool(overfit_risks(result.base_texts, result.changes, tests))
-                    key = (risky, -passed, patch_size(result.patch), strategies.index(strategy))
+                    bypass, behaviour = preferences[id(screening)].key
+                    size = patch_size(result.patch)
+                    key = (risky, bypass, -passed, behaviour, size, strategies.index(strategy))
                     held.append((key, screening, snapshot(result)))
                     if not risky:
                         break
@@ -218,7 +226,8 @@ class RepairRounds:
                 "winner": winner.candidate.description, "strategy": winner.candidate.strategy,
                 "competitors": [
                     {"candidate": s.candidate.description, "strategy": s.candidate.strategy,
-                     "overfit_risk": k[0], "passed": -k[1], "patch_lines": k[2]}
+                     "overfit_risk": k[0], "bypass": k[1], "passed": -k[2],
+                     "behaviour_changed": None if k[3] == math.inf else k[3], "patch_lines": k[4]}
                     for k, s, _ in held
                 ],
             }))  # fmt: skip

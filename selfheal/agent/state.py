@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from selfheal.agent.config import HealConfig
 from selfheal.agent.events import EventSink
-from selfheal.agent.exceptions import ProviderError
+from selfheal.agent.exceptions import ProviderError, WorkspaceError
 from selfheal.agent.model.llm.accounting import BudgetSpent
 from selfheal.agent.model.strategy import ModelStrategy
 from selfheal.agent.repair.edits import Candidate
@@ -22,6 +22,13 @@ from selfheal.agent.report.result import HealResult
 from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.workspace import Workspace
 from selfheal.sandbox import Session
+
+MAX_TEST_FILES_READ = 60  # existing test files the edge-case inputs are read from
+
+
+def is_test_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 @dataclass
@@ -42,6 +49,17 @@ class HealState:
     suite_writes: frozenset[str] = frozenset()
     # what earlier heals of this repository say about where to search first (empty: memory off)
     recalled_order: RecalledOrder = field(default_factory=RecalledOrder)
+
+    def existing_test_texts(self) -> dict[str, str]:
+        """The repository's test files at the base, path -> text (at most MAX_TEST_FILES_READ):
+        where the edge-case inputs find the values the project itself calls its code with."""
+        texts: dict[str, str] = {}
+        for path in [p for p in self.workspace.files if is_test_file(p)][:MAX_TEST_FILES_READ]:
+            try:
+                texts[path] = self.workspace.base_text(path)
+            except (WorkspaceError, UnicodeDecodeError):
+                continue
+        return texts
 
     @property
     def model(self) -> ModelStrategy | None:

@@ -19,6 +19,7 @@ from selfheal.agent.model.hint import hint_for_prompt
 from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.prompts import PromptLibrary, takes_hint
 from selfheal.agent.model.textfit import fit_field
+from selfheal.agent.repair.bypass import bypassed_functions
 from selfheal.agent.repair.edits import Candidate, apply_edits
 from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
@@ -188,14 +189,23 @@ class GeneratorStrategy:
     @staticmethod
     def _overfit_feedback(context: RepairContext, candidate: Candidate) -> str:
         """Why a patch that passes the tests may still not be the fix, for the next answer; "" when
-        the overfit review sees nothing. The verdict prefers a candidate without such risks."""
+        neither the overfit review nor the bypass review sees anything. The round's choice prefers
+        a candidate without overfit risks, and one that changes the computation to a bypass."""
         try:
             patched = apply_edits(context.sources, candidate.edits)
         except (KeyError, ValueError):
             return ""
         risks = overfit_risks(context.sources, patched, context.target_tests)
-        if not risks:
+        skipped = bypassed_functions(context.sources, patched)
+        if not risks and not skipped:
             return ""
+        if not risks:
+            return (
+                "Your last patch makes the failing tests pass by skipping code (a new early return, "
+                "continue or break, or a guard) in " + ", ".join(skipped) + ". If the bug is in the "
+                "computation that is now skipped, fix the computation itself instead; if skipping is "
+                "truly the fix, give the same patch again."
+            )
         return (
             "Your last patch makes the failing tests pass, but it looks fitted to the tests rather than "
             "a fix of the bug:\n"

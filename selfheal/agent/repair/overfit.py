@@ -63,8 +63,8 @@ def overfit_risks(
             before = ast.parse(base_texts.get(path, ""))
         except SyntaxError:
             before = ast.Module(body=[], type_ignores=[])
-        old = dict(_scopes(before))
-        for name, scope in _scopes(after):
+        old = dict(scopes(before))
+        for name, scope in scopes(after):
             previous = old.get(name)
             if previous is not None and ast.dump(previous) == ast.dump(scope):
                 continue
@@ -73,7 +73,7 @@ def overfit_risks(
     return risks
 
 
-def _scopes(module: ast.Module) -> Iterator[tuple[str, ast.AST]]:
+def scopes(module: ast.Module) -> Iterator[tuple[str, ast.AST]]:
     """Each function by qualified name, and the module's own statements as one more scope."""
     top = ast.Module(
         body=[

@@ -142,6 +142,8 @@ def build_report(result: HealResult) -> dict[str, Any]:
         "overfit_risks": [
             {"kind": r.kind, "function": r.function, "detail": r.detail} for r in result.overfit_risks
         ],
+        # the shipped patch only skips the failing path in these functions (agent/repair/bypass.py)
+        "bypass": list(result.bypass),
         "lessons": build_lessons(result),
         "iterations": result.iterations,
         "metrics": {

@@ -87,6 +87,9 @@ class HealResult:
     critic: list[str] = field(default_factory=list)  # the critic's concerns about the shipped patch
     model: dict[str, Any] | None = None  # the model's part: evidence, review, usage per role, stop reason
     overfit_risks: tuple[OverfitRisk, ...] = ()  # what in the shipped patch may only fit the tests
+    # "path: function" each shipped change only bypasses (a new early exit or guard): nothing that
+    # changed the computation itself passed (agent/repair/bypass.py)
+    bypass: tuple[str, ...] = ()
     memory: str = "off"  # where earlier heals were recalled from ("off": memory was not used)
     recalled: tuple = ()  # of recall.Recalled: the earlier heals most like this failure
 

@@ -37,6 +37,7 @@ def build_summary(result: HealResult, report: dict[str, Any]) -> str:
     if result.patch:
         parts += ["### The change", "", "```diff", result.patch.rstrip(), "```", ""]
     parts += _overfit(report)
+    parts += _bypass(report)
     parts += _verification(result, report)
     parts += _new_tests(report)
     if report["lessons"]:
@@ -119,6 +120,22 @@ def _overfit(report: dict[str, Any]) -> list[str]:
         "fixing the bug. The tests cannot tell; a reviewer can:",
         "",
         *[f"- `{r['function']}` ({r['kind'].replace('_', ' ')}): {r['detail']}" for r in risks],
+        "",
+    ]
+
+
+def _bypass(report: dict[str, Any]) -> list[str]:
+    functions = report.get("bypass") or []
+    if not functions:
+        return []
+    return [
+        "### ⚠️ Only a bypass was found",
+        "",
+        "The failing tests pass because the patch skips code (a new early `return`, `continue` or "
+        "`break`, or a guard around what was there) in "
+        + ", ".join(f"`{f}`" for f in functions)
+        + ". No candidate that changes the computation itself passed. Sometimes the guard is the fix; "
+        "check that the skipped code is not where the bug is.",
         "",
     ]
 

@@ -31,7 +31,13 @@ from selfheal.agent.newtests.edgecases.harvest import harvest
 from selfheal.agent.newtests.edgecases.modules import import_lines, module_of, source_dirs_for
 from selfheal.agent.newtests.edgecases.probes import Probe, plan
 from selfheal.agent.newtests.edgecases.runner import ProbeJob, ProbeRun, run_probes
-from selfheal.agent.newtests.edgecases.target import Example, classes_in, docstring_examples, find_function
+from selfheal.agent.newtests.edgecases.target import (
+    Example,
+    FunctionInfo,
+    classes_in,
+    docstring_examples,
+    find_function,
+)
 from selfheal.agent.newtests.edgecases.values import ValueFactory
 from selfheal.sandbox import Session
 from selfheal.sandbox.exceptions import WorkspaceTrap
@@ -64,6 +70,60 @@ class _Runs:
         )
 
 
+@dataclass(frozen=True)
+class ProbePlan:
+    """The inputs planned for one function, as a job the probe script runs on any version of it."""
+
+    info: FunctionInfo
+    probes: tuple[Probe, ...]
+    examples: Mapping[int, Example]  # probe id -> docstring example
+    job: ProbeJob
+    dirs: tuple[str, ...]  # source folders on sys.path
+    declared: frozenset[str]  # exceptions the function or its tests say it raises
+
+
+def plan_probe_job(
+    *,
+    path: str,
+    function: str,
+    text: str,
+    existing_tests: Mapping[str, str],
+    module: str | None = None,
+    source_dirs: Sequence[str] | None = None,
+    seed: int = 0,
+    max_probes: int = 200,
+    call_timeout: float = 1.0,
+) -> ProbePlan | str:
+    """Inputs for `function` of `path` as `text` defines it, from its signature, annotations,
+    docstring and what the tests call it with; a note saying why when there are none."""
+    info = find_function(text, function)
+    if info is None:
+        return f"{function} is not a function or a method of a top-level class in {path}"
+    if info.is_async:
+        return f"{function} is a coroutine function; only plain functions are probed"
+    evidence = harvest(existing_tests, info)
+    dirs = source_dirs_for(path, source_dirs)
+    file_module = module_of(path, dirs)
+    rng = random.Random(seed)
+    constructed = dict(evidence.constructed)
+    factory = ValueFactory(classes_in(text), file_module, constructed, rng, evidence.passes_none)
+    probes = plan(info, evidence, factory, rng, max_probes)
+    examples = {len(probes) + i: e for i, e in enumerate(docstring_examples(info))}
+    if not probes and not examples:
+        return f"no inputs could be built for {function}: parameters of unknown types"
+    job = ProbeJob(
+        targets=import_lines(info.bind, evidence.bind_modules, module, file_module),
+        bind=info.bind,
+        member=info.name if info.owner else None,
+        file=path,
+        known_names=dict(evidence.known_names),
+        modules=(file_module,),
+        probes=tuple([p.job(info) for p in probes] + [_example_job(i, e) for i, e in examples.items()]),
+        call_timeout=call_timeout,
+    )
+    return ProbePlan(info, tuple(probes), examples, job, dirs, info.declared | evidence.expected)
+
+
 def generate_edge_cases(
     session: Session,
     python: str,
@@ -94,35 +154,17 @@ def generate_edge_cases(
     def done(cases: Sequence[TestCase] = (), risks: Sequence[str] = (), probes: int = 0, notes=()):
         return EdgeCaseResult(tuple(cases), tuple(risks), probes, time.monotonic() - started, tuple(notes))
 
-    info = find_function(patched_text, function)
-    if info is None:
-        return done(notes=[f"{function} is not a function or a method of a top-level class in {path}"])
-    if info.is_async:
-        return done(notes=[f"{function} is a coroutine function; only plain functions are probed"])
-    evidence = harvest(existing_tests, info)
-    dirs = source_dirs_for(path, source_dirs)
-    file_module = module_of(path, dirs)
-    rng = random.Random(seed)
-    factory = ValueFactory(
-        classes_in(patched_text), file_module, dict(evidence.constructed), rng, evidence.passes_none
-    )
-    probes = plan(info, evidence, factory, rng, max_probes)
-    examples = {len(probes) + i: e for i, e in enumerate(docstring_examples(info))}
-    if not probes and not examples:
-        return done(notes=[f"no inputs could be built for {function}: parameters of unknown types"])
-    job = ProbeJob(
-        targets=import_lines(info.bind, evidence.bind_modules, module, file_module),
-        bind=info.bind,
-        member=info.name if info.owner else None,
-        file=path,
-        known_names=dict(evidence.known_names),
-        modules=(file_module,),
-        probes=tuple([p.job(info) for p in probes] + [_example_job(i, e) for i, e in examples.items()]),
-        call_timeout=call_timeout,
-    )
+    planned = plan_probe_job(
+        path=path, function=function, text=patched_text, existing_tests=existing_tests, module=module,
+        source_dirs=source_dirs, seed=seed, max_probes=max_probes, call_timeout=call_timeout,
+    )  # fmt: skip
+    if isinstance(planned, str):
+        return done(notes=[planned])
+    info, probes, examples = planned.info, planned.probes, planned.examples
+    job, dirs = planned.job, planned.dirs
     if session.read_file(path) is None:
         return done(notes=[f"{path} is not in the workspace"])
-    declared = info.declared | evidence.expected
+    declared = planned.declared
 
     def chosen(base: ProbeRun, patched: ProbeRun) -> tuple[list[Probe], list[int]]:
         found = casemod.changed(probes, base.outcomes, patched.outcomes, declared)

@@ -1,0 +1,109 @@
+"""The order in which a round validates its plausible candidates, beyond the strategy's own.
+
+    order_plausible(state, plausible, accepted) -> (plausible reordered, Preference per candidate)
+
+Every plausible candidate makes the failing tests pass on screening; they differ in what else they
+do. Within each strategy's candidates (the strategy's order breaks ties):
+
+1. A candidate that changes the computation comes before one that only bypasses the failing path
+   (agent/repair/bypass.py): a new early return, continue or guard skips the code a failing test
+   checks, which hides the bug as often as it fixes it.
+2. The one that changes the least behaviour on generated inputs comes first (DESIGN, "among
+   plausible patches prefer ... the one that changes the least behaviour on generated inputs
+   outside the failing ones"): the edge-case generator's inputs run on the base and on each
+   candidate (agent/newtests/edgecases/behaviour.py), and a candidate is charged one per input
+   whose outcome it changes. Measured only when a strategy has several candidates to order.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from selfheal.agent.events import Event
+from selfheal.agent.newtests.edgecases.behaviour import behaviour_changes
+from selfheal.agent.repair.bypass import bypassed_functions, changed_functions
+from selfheal.agent.repair.edits import apply_edits
+from selfheal.agent.repair.strategy import Screening
+from selfheal.agent.state import HealState
+
+MAX_PROBED = 4  # candidates per strategy whose behaviour is measured
+PROBE_SECONDS = 20.0  # per probe run (one per version of a function)
+
+
+@dataclass(frozen=True)
+class Preference:
+    bypass: tuple[str, ...] = ()  # the functions the candidate only bypasses (empty: none)
+    behaviour: int | None = None  # generated inputs whose outcome it changes; None: not measured
+
+    @property
+    def key(self) -> tuple[bool, float]:
+        return bool(self.bypass), math.inf if self.behaviour is None else self.behaviour
+
+
+def order_plausible(
+    state: HealState, plausible: Sequence[Screening], accepted: dict[str, str]
+) -> tuple[list[Screening], dict[int, Preference]]:
+    """`plausible` with each strategy's candidates reordered; preferences keyed by id(screening)."""
+    texts = {id(s): _patched(state, s, accepted) for s in plausible}
+    bypass = {id(s): bypassed_functions(_base(state, texts[id(s)]), texts[id(s)]) for s in plausible}
+    strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
+    preferences: dict[int, Preference] = {}
+    ordered: list[Screening] = []
+    for strategy in strategies:
+        group = [s for s in plausible if s.candidate.strategy == strategy]
+        measured = _behaviour(state, group[:MAX_PROBED], texts) if len(group) > 1 else {}
+        for screening in group:
+            preferences[id(screening)] = Preference(bypass[id(screening)], measured.get(id(screening)))
+        ordered += sorted(group, key=lambda s: (preferences[id(s)].key, group.index(s)))
+    if len(plausible) > 1:
+        now = time.time()
+        state.events.emit(Event("prefer", now, now, {
+            "order": [
+                {"candidate": s.candidate.description, "strategy": s.candidate.strategy,
+                 "bypass": bool(preferences[id(s)].bypass), "behaviour_changed": preferences[id(s)].behaviour}
+                for s in ordered
+            ],
+        }))  # fmt: skip
+    return ordered, preferences
+
+
+def _patched(state: HealState, screening: Screening, accepted: dict[str, str]) -> dict[str, str]:
+    """The files the candidate changes, path -> patched text (on top of the accepted fixes)."""
+    candidate = screening.candidate
+    current = {**state.base_texts_of(candidate), **accepted}
+    changes = {**accepted, **apply_edits(current, candidate.edits)}
+    return {p: t for p, t in changes.items() if t != state.base_text(p)}
+
+
+def _base(state: HealState, patched: dict[str, str]) -> dict[str, str]:
+    return {path: state.base_text(path) for path in patched}
+
+
+def _behaviour(state: HealState, group: list[Screening], texts: dict[int, dict[str, str]]) -> dict[int, int]:
+    """Per candidate, the generated inputs whose outcome it changes, summed over the functions it
+    changes; a candidate one of whose versions could not be run is left out."""
+    by_function: dict[tuple[str, str], list[Screening]] = {}
+    for screening in group:
+        patched = texts[id(screening)]
+        for path, function in changed_functions(_base(state, patched), patched):
+            by_function.setdefault((path, function), []).append(screening)
+    totals: dict[int, int] = {}
+    unknown: set[int] = set()
+    tests = state.existing_test_texts() if by_function else {}
+    for (path, function), screenings in by_function.items():
+        counts = behaviour_changes(
+            state.session, state.python, path=path, function=function, base_text=state.base_text(path),
+            variants=[texts[id(s)][path] for s in screenings], existing_tests=tests,
+            source_dirs=state.runner.source_dirs, seed=state.config.seed, timeout=PROBE_SECONDS,
+        )  # fmt: skip
+        if all(count is None for count in counts):
+            continue  # not a function the probes can call (a nested one, a coroutine): say nothing
+        for screening, count in zip(screenings, counts, strict=True):
+            if count is None:
+                unknown.add(id(screening))
+            else:
+                totals[id(screening)] = totals.get(id(screening), 0) + count
+    return {key: value for key, value in totals.items() if key not in unknown}

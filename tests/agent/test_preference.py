@@ -1,0 +1,144 @@
+"""Which plausible candidate ships (agent/preference.py): one that changes the computation before
+one that only bypasses the failing path, and the pull request's word when only a bypass was found.
+
+A scripted model (the fake Messages API, through the real anthropic client) answers twice in one
+round: first with a guard that skips the trip the failing test trips on, then with the fix of the
+comparison. Both pass every test; the fix ships. The embedded search on a word counter finds only
+a guard: it ships, and the summary says what it is.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+
+from evaluation.cheats.harness import API_KEY, FakeClaude, _message
+from selfheal.agent.config import build_config, choose_sandbox_for
+from selfheal.agent.events import Trace
+from selfheal.agent.loop import heal
+from selfheal.agent.model.llm import ProviderSettings
+from selfheal.agent.model.strategy import setup_for
+from selfheal.agent.report.outputs import write_outputs
+from selfheal.sandbox import LocalSandbox
+from tests.conftest import SCHEMA
+
+SPEED = '''\
+def average_speed(trips):
+    """Mean of distance / hours over the trips; a trip of no duration is left out."""
+    speeds = []
+    for distance, hours in trips:
+        if hours < 0:
+            continue
+        speeds.append(distance / hours)
+    return sum(speeds) / len(speeds) if speeds else 0.0
+'''
+SPEED_TESTS = '''\
+from travel.speed import average_speed
+
+
+def test_speeds():
+    assert average_speed([(10, 2), (30, 3)]) == 7.5
+
+
+def test_no_trips():
+    assert average_speed([]) == 0.0
+
+
+def test_a_trip_of_no_duration_is_left_out():
+    assert average_speed([(10, 2), (5, 0)]) == 5.0
+'''
+CONCLUSION = {
+    "root_cause": "average_speed keeps trips of zero hours and divides by zero.",
+    "location": {"file": "travel/speed.py", "line": 5, "function": "average_speed"},
+    "confidence": 0.9,
+    "strategy": "Leave out trips whose hours are not positive.",
+    "evidence": ["average_speed([(10, 2), (5, 0)]) raised ZeroDivisionError"],
+}
+BYPASS = (
+    "BYPASS: skip what fails\n\ntravel/speed.py\n<<<<<<< SEARCH\n        speeds.append(distance / hours)\n"
+    "=======\n        if not hours:\n            continue\n        speeds.append(distance / hours)\n"
+    ">>>>>>> REPLACE\n"
+)
+FIX = (
+    "FIX: leave out trips of no duration\n\ntravel/speed.py\n<<<<<<< SEARCH\n        if hours < 0:\n"
+    "=======\n        if hours <= 0:\n>>>>>>> REPLACE\n"
+)
+
+
+def test_a_fix_of_the_computation_ships_before_a_guard_that_skips_it(make_repo, tmp_path: Path) -> None:
+    repo = make_repo({"travel/__init__.py": "", "travel/speed.py": SPEED, "tests/test_speed.py": SPEED_TESTS})
+    fake = FakeClaude(tmp_path / "fake", [_message(json.dumps(CONCLUSION)), _message(BYPASS), _message(FIX)])
+    try:
+        env = {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.url}
+        setup = replace(
+            setup_for(ProviderSettings(provider="anthropic"), env),
+            search_share=0.0, spec_tests=None, qa_adversarial=None, critic=None, memory=None,
+            parallel=1, samples=2,
+        )  # fmt: skip
+        config = build_config(
+            repo, {"python": sys.executable, "sandbox": "local", "max_iterations": 1, "flake_reruns": 0}
+        )
+        sandbox, _ = choose_sandbox_for(config)
+        trace = Trace()
+        result = heal(config, sandbox, trace, model=setup)
+        report = write_outputs(result, trace, tmp_path / "out")
+    finally:
+        fake.stop()
+
+    assert report["status"] == "healed"
+    assert [f.description.split(":")[0] for f in result.fixes] == ["FIX"]
+    assert "if hours <= 0:" in report["patch"]
+    assert report["bypass"] == []
+    [prefer] = [e for e in trace.events if e.node == "prefer"]
+    order = [(o["candidate"].split(":")[0], o["bypass"]) for o in prefer.data["order"]]
+    assert order == [("FIX", False), ("BYPASS", True)]
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "Only a bypass was found" not in summary
+
+
+WORDS = '''\
+def count_words(lines):
+    """How often each word occurs in the lines."""
+    counts = {}
+    for line in lines:
+        for word in line.split(" "):
+            counts[word] = counts.get(word, 0) + 1
+    return counts
+'''
+WORDS_TESTS = '''\
+from words.count import count_words
+
+
+def test_one_line():
+    assert count_words(["a b a"]) == {"a": 2, "b": 1}
+
+
+def test_no_lines():
+    assert count_words([]) == {}
+
+
+def test_double_space():
+    assert count_words(["a  b"]) == {"a": 1, "b": 1}
+'''
+
+
+def test_when_only_a_bypass_passes_it_ships_and_the_pull_request_says_so(make_repo, tmp_path: Path) -> None:
+    repo = make_repo({"words/__init__.py": "", "words/count.py": WORDS, "tests/test_count.py": WORDS_TESTS})
+    config = build_config(repo, {"python": sys.executable, "flake_reruns": 0, "memory": "off"})
+    trace = Trace()
+    result = heal(config, LocalSandbox(), trace)
+    report = write_outputs(result, trace, tmp_path / "out")
+
+    assert report["status"] == "healed"
+    assert "+            if not word:\n+                continue\n" in report["patch"]
+    assert report["bypass"] == ["words/count.py: count_words"]
+    jsonschema.validate(report, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "### ⚠️ Only a bypass was found" in summary
+    assert "in `words/count.py: count_words`. No candidate that changes the computation" in summary
+    [review] = [e for e in trace.events if e.node == "overfit_review" and e.data.get("status") != "started"]
+    assert review.data["bypass"] == ["words/count.py: count_words"]
