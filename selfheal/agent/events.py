@@ -88,8 +88,9 @@ def describe_finished(event: Event) -> str | None:
         top = (data.get("top") or ["nothing"])[0]
         return f"localized: {data.get('lines', 0)} suspicious lines, most suspicious {top}{took}"
     if node == "screening_worker":
-        if data.get("screener") == "fork-worker":
-            return f"screening worker ready: {data.get('tests', 0)} tests collected once{took}"
+        if str(data.get("screener", "")).startswith("fork-worker"):
+            ordered = f"; {data.get('note')}" if data.get("ordered") else ""
+            return f"screening worker ready: {data.get('tests', 0)} tests collected once{ordered}{took}"
         return f"screening worker unavailable ({data.get('note')}); using one pytest run per candidate"
     if node == "repair":
         return (

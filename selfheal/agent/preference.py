@@ -5,10 +5,13 @@
 Every plausible candidate makes the failing tests pass on screening; they differ in what else they
 do. Within each strategy's candidates (the strategy's order breaks ties):
 
-1. A candidate that changes the computation comes before one that only bypasses the failing path
+1. A candidate without overfit risks (agent/repair/overfit.py) comes before one with them: the
+   behaviour measure below would favour a patch that special-cases the tested input, since it
+   changes nothing else.
+2. A candidate that changes the computation comes before one that only bypasses the failing path
    (agent/repair/bypass.py): a new early return, continue or guard skips the code a failing test
    checks, which hides the bug as often as it fixes it.
-2. The one that changes the least behaviour on generated inputs comes first (DESIGN, "among
+3. The one that changes the least behaviour on generated inputs comes first (DESIGN, "among
    plausible patches prefer ... the one that changes the least behaviour on generated inputs
    outside the failing ones"): the edge-case generator's inputs run on the base and on each
    candidate (agent/newtests/edgecases/behaviour.py), and a candidate is charged one per input
@@ -19,13 +22,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from selfheal.agent.events import Event
 from selfheal.agent.newtests.edgecases.behaviour import behaviour_changes
 from selfheal.agent.repair.bypass import bypassed_functions, changed_functions
 from selfheal.agent.repair.edits import apply_edits
+from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Screening
 from selfheal.agent.state import HealState
 
@@ -35,19 +39,22 @@ PROBE_SECONDS = 20.0  # per probe run (one per version of a function)
 
 @dataclass(frozen=True)
 class Preference:
+    overfit: bool = False  # the overfit review sees risks in it
     bypass: tuple[str, ...] = ()  # the functions the candidate only bypasses (empty: none)
     behaviour: int | None = None  # generated inputs whose outcome it changes; None: not measured
 
     @property
-    def key(self) -> tuple[bool, float]:
-        return bool(self.bypass), math.inf if self.behaviour is None else self.behaviour
+    def key(self) -> tuple[bool, bool, float]:
+        return self.overfit, bool(self.bypass), math.inf if self.behaviour is None else self.behaviour
 
 
 def order_plausible(
-    state: HealState, plausible: Sequence[Screening], accepted: dict[str, str]
+    state: HealState, plausible: Sequence[Screening], accepted: dict[str, str], tests: Mapping[str, str]
 ) -> tuple[list[Screening], dict[int, Preference]]:
-    """`plausible` with each strategy's candidates reordered; preferences keyed by id(screening)."""
+    """`plausible` with each strategy's candidates reordered; preferences keyed by id(screening).
+    `tests`: each failing test's id -> its file's text, for the overfit review."""
     texts = {id(s): _patched(state, s, accepted) for s in plausible}
+    overfit = {id(s): bool(overfit_risks(_base(state, texts[id(s)]), texts[id(s)], tests)) for s in plausible}
     bypass = {id(s): bypassed_functions(_base(state, texts[id(s)]), texts[id(s)]) for s in plausible}
     strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
     preferences: dict[int, Preference] = {}
@@ -56,14 +63,16 @@ def order_plausible(
         group = [s for s in plausible if s.candidate.strategy == strategy]
         measured = _behaviour(state, group[:MAX_PROBED], texts) if len(group) > 1 else {}
         for screening in group:
-            preferences[id(screening)] = Preference(bypass[id(screening)], measured.get(id(screening)))
+            key = id(screening)
+            preferences[key] = Preference(overfit[key], bypass[key], measured.get(key))
         ordered += sorted(group, key=lambda s: (preferences[id(s)].key, group.index(s)))
     if len(plausible) > 1:
         now = time.time()
         state.events.emit(Event("prefer", now, now, {
             "order": [
                 {"candidate": s.candidate.description, "strategy": s.candidate.strategy,
-                 "bypass": bool(preferences[id(s)].bypass), "behaviour_changed": preferences[id(s)].behaviour}
+                 "overfit_risk": preferences[id(s)].overfit, "bypass": bool(preferences[id(s)].bypass),
+                 "behaviour_changed": preferences[id(s)].behaviour}
                 for s in ordered
             ],
         }))  # fmt: skip

@@ -6,6 +6,8 @@ Each step reads and writes the `HealState` it is given; none decides the heal's 
 
 from __future__ import annotations
 
+import time
+
 from selfheal.agent.events import stage
 from selfheal.agent.exceptions import HealError, InterpreterError, TestCommandError
 from selfheal.agent.localize.codeindex import CodeBase
@@ -18,7 +20,14 @@ from selfheal.agent.repair.strategy import RepairContext
 from selfheal.agent.report.memory import memory_store
 from selfheal.agent.report.recall import lessons_of, order_of, query_of, recall
 from selfheal.agent.rounds import changed_paths, covering_for_lines, screen_timeout
-from selfheal.agent.run.screen import ForkScreener, Screener, SubprocessScreener
+from selfheal.agent.run.junit import error_type
+from selfheal.agent.run.screen import (
+    ForkScreener,
+    OrderedScreener,
+    Screener,
+    ScreenResult,
+    SubprocessScreener,
+)
 from selfheal.agent.run.testrun import NOT_FOUND, CoverageMap, TestReport
 from selfheal.agent.state import HealState
 
@@ -99,15 +108,20 @@ def start_screener(
     state: HealState, baseline: TestReport, targets: list[str], coverage: CoverageMap | None
 ) -> Screener:
     """The fork worker when it agrees with the baseline run on the tests it collected, else a
-    pytest process per candidate."""
+    pytest process per candidate. Tests on which the worker disagrees with the real run (their
+    outcome, or for failing tests the exception) because they depend on what earlier tests left
+    behind are screened in a fresh process after those tests (`OrderedScreener`), when that
+    reproduces the real outcome."""
     covering = covering_for_lines(
         [(s.file, s.line) for s in state.result.localization.top_lines()], coverage, baseline
     )
     collect = list(dict.fromkeys([*targets, *covering]))[:WORKER_COLLECT_LIMIT]
+    fresh = SubprocessScreener(state.session, state.runner, state.sources)
     with stage(state.events, "screening_worker", tests=len(collect)) as info:
         worker, why = ForkScreener.start(
             state.session, state.runner, collect, state.sources, startup_timeout=state.config.timeout
         )
+        screener: Screener | None = worker
         if worker is not None:
             sanity = worker.screen(
                 {}, collect, timeout=screen_timeout(state.config.test_timeout, collect, baseline)
@@ -118,23 +132,93 @@ def start_screener(
                 if (sanity.outcomes.get(t) not in (None, "missing") or t in targets)
                 and (sanity.passed(t) != (t not in targets))
             ]
-            if sanity.error or mismatch:
-                why = (
-                    f"screening worker disagrees with the real run on {mismatch[:3]}"
-                    if mismatch
-                    else f"screening worker failed: {sanity.error}"
-                )
+            other_error = [t for t in targets if t not in mismatch and not _same_failure(sanity, baseline, t)]
+            if sanity.error:
+                why = f"screening worker failed: {sanity.error}"
                 worker.close()
-                worker = None
+                screener = None
+            elif mismatch or other_error:
+                prefixes, took = ordered_prefixes(state, baseline, [*mismatch, *other_error])
+                unresolved = [t for t in mismatch if t not in prefixes]
+                info.update(disagreements=len(mismatch) + len(other_error), ordered=sorted(prefixes))
+                if unresolved:
+                    why = f"screening worker disagrees with the real run on {unresolved[:3]}"
+                    worker.close()
+                    screener = None
+                else:
+                    state.baseline_messages = sanity.messages
+                    if prefixes:
+                        screener = _ordered(worker, fresh, prefixes, baseline, took)
+                        why = (
+                            f"{len(prefixes)} test(s) depend on what earlier tests leave behind: "
+                            "screened in a fresh process after them"
+                        )
             else:
                 state.baseline_messages = sanity.messages
-        info.update(screener="fork-worker" if worker else "subprocess", note=why)
-    if worker is None:
+        info.update(screener=screener.name if screener else "subprocess", note=why)
+    if screener is None:
         state.result.notes.append(f"{why}; screening with one pytest process per candidate")
         # plain pytest runs report failures the way the baseline run did
         state.baseline_messages = {t: baseline.outcomes[t].message for t in targets}
-        return SubprocessScreener(state.session, state.runner, state.sources)
-    return worker
+        return fresh
+    if isinstance(screener, OrderedScreener):
+        state.result.notes.append(why)
+        state.baseline_messages.update({t: baseline.outcomes[t].message for t in screener.prefixes})
+    return screener
+
+
+def ordered_prefixes(
+    state: HealState, baseline: TestReport, tests: list[str]
+) -> tuple[dict[str, tuple[str, ...]], float]:
+    """For each test, the tests that ran before it in the real run and that it needs to give the
+    real run's outcome again in a fresh process: those of its own file first, else all of them.
+    Tests that no prefix brings back to the real outcome are left out. Also the seconds the
+    longest of those fresh runs took: what one costs on this machine, start-up included."""
+    order = list(baseline.outcomes)
+    rank = {nodeid: index for index, nodeid in enumerate(order)}
+    wanted = [t for t in dict.fromkeys(tests) if t in rank]
+
+    def own_file(test: str) -> tuple[str, ...]:
+        file = test.partition("::")[0]
+        return tuple(n for n in order[: rank[test]] if n.partition("::")[0] == file)
+
+    found: dict[str, tuple[str, ...]] = {}
+    took = 0.0
+    for prefix_of in (own_file, lambda test: tuple(order[: rank[test]])):
+        pending = [t for t in wanted if t not in found]
+        if not pending:
+            break
+        prefixes = {t: prefix_of(t) for t in pending}
+        run = sorted({n for t in pending for n in (*prefixes[t], t)}, key=rank.__getitem__)
+        tests_timeout = screen_timeout(state.config.test_timeout, run, baseline)
+        started = time.monotonic()
+        report, _ = state.runner.run(run, timeout=max(tests_timeout, state.config.timeout))
+        took = max(took, time.monotonic() - started)
+        for test in pending:
+            outcome = report.outcomes.get(test)
+            if outcome is not None and _same_outcome(outcome.outcome, outcome.message, baseline, test):
+                found[test] = prefixes[test]
+    return found, took
+
+
+def _same_failure(sanity: ScreenResult, baseline: TestReport, test: str) -> bool:
+    return _same_outcome(sanity.outcomes.get(test), sanity.messages.get(test, ""), baseline, test)
+
+
+def _same_outcome(outcome: str | None, message: str, baseline: TestReport, test: str) -> bool:
+    """The same outcome as the real run's, and for a failure the same exception."""
+    real = baseline.outcomes[test]
+    if outcome is None or (outcome == "passed") != (real.outcome == "passed"):
+        return False
+    return outcome == "passed" or error_type(message, "failed") == error_type(real.message, "failed")
+
+
+def _ordered(
+    worker: Screener, fresh: Screener, prefixes: dict[str, tuple[str, ...]], baseline: TestReport, took: float
+) -> OrderedScreener:
+    durations = {nodeid: outcome.duration for nodeid, outcome in baseline.outcomes.items()}
+    # a fresh process is given at least three times what the calibration run took, start-up and all
+    return OrderedScreener(worker, fresh, prefixes, list(baseline.outcomes), durations, min_timeout=3 * took)
 
 
 def model_strategy(state: HealState, model: ModelSetup) -> ModelStrategy:

@@ -184,18 +184,18 @@ class RepairRounds:
         targets: Sequence[str] = (),
     ) -> Screening | None:
         """The round's winner among candidates that screened as plausible. Each strategy's
-        candidates are first put in order of preference (agent/preference.py: one that changes
-        the computation before one that only bypasses the failing path, then the least behaviour
-        changed on generated inputs). From one strategy, the first that meets the verdict, unless
-        it has overfit risks (agent/repair/overfit.py): then the next that meets it without any,
-        if the validations allow. From several strategies, the first of each compete: no overfit
-        risk, no bypass, then tests passed, then the least behaviour changed, then the smaller
-        patch."""
+        candidates are first put in order of preference (agent/preference.py: no overfit risk
+        first, one that changes the computation before one that only bypasses the failing path,
+        then the least behaviour changed on generated inputs). From one strategy, the first that
+        meets the verdict, unless it has overfit risks (agent/repair/overfit.py): then the next
+        that meets it without any, if the validations allow. From several strategies, the first
+        of each compete: no overfit risk, no bypass, then tests passed, then the least behaviour
+        changed, then the smaller patch."""
         result = self.state.result
-        plausible, preferences = order_plausible(self.state, plausible, accepted)
+        tests = self.test_texts(list(targets))
+        plausible, preferences = order_plausible(self.state, plausible, accepted, tests)
         strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
         before = snapshot(result)
-        tests = self.test_texts(list(targets))
         held: list[tuple[tuple, Screening, dict]] = []
         validations = 0
         for strategy in strategies:
@@ -208,7 +208,7 @@ class RepairRounds:
                     after = result.after
                     passed = len(after.passing) if after is not None else 0
                     risky = bool(overfit_risks(result.base_texts, result.changes, tests))
-                    bypass, behaviour = preferences[id(screening)].key
+                    _, bypass, behaviour = preferences[id(screening)].key
                     size = patch_size(result.patch)
                     key = (risky, bypass, -passed, behaviour, size, strategies.index(strategy))
                     held.append((key, screening, snapshot(result)))

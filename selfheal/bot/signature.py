@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import re
 
+from selfheal.agent.run.junit import error_type
 from selfheal.agent.run.testrun import TestReport
-
-ERROR_TYPE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failed|Timeout))\b")
-
-
-def error_type(message: str, outcome: str) -> str:
-    found = ERROR_TYPE.match(message or "")
-    return found.group(1).rsplit(".", 1)[-1] if found else outcome
 
 
 def failure_signature(baseline: TestReport, flaky: tuple[str, ...], base_branch: str) -> str:

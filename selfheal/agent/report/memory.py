@@ -20,7 +20,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import secrets
 import time
 from collections import Counter
@@ -32,6 +31,7 @@ from typing import Any
 from selfheal.agent.config import HealConfig
 from selfheal.agent.exceptions import HealError
 from selfheal.agent.report.result import HealResult
+from selfheal.agent.run.junit import error_type
 from selfheal.sandbox.secrets import Scrubber, process_scrubber
 
 RECORD_VERSION = 1
@@ -41,7 +41,6 @@ MAX_TEXT = 200  # characters of one message, root cause or lesson
 MAX_CHANGED_LINES = 12
 MAX_LINE = 160
 MEMORY_FILE = "memory.jsonl"
-ERROR_TYPE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failed|Timeout))\b")
 
 
 @dataclass(frozen=True)
@@ -88,11 +87,6 @@ class MemoryRecord:
 def _short(text: str, limit: int = MAX_TEXT) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def error_type(message: str, outcome: str) -> str:
-    found = ERROR_TYPE.match(message or "")
-    return found.group(1).rsplit(".", 1)[-1] if found else outcome
 
 
 def failure_signature(tests: Iterable[tuple[str, str]]) -> str:

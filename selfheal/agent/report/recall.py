@@ -20,7 +20,8 @@ from rank_bm25 import BM25Plus
 
 from selfheal.agent.localize.spectrum import Localization
 from selfheal.agent.repair.recalled import RecalledOrder
-from selfheal.agent.report.memory import MemoryRecord, error_type
+from selfheal.agent.report.memory import MemoryRecord
+from selfheal.agent.run.junit import error_type
 from selfheal.agent.run.testrun import TestReport
 
 MAX_RECALLED = 3

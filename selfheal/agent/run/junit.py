@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 NODEID_PROPERTY = "selfheal_nodeid"
+ERROR_TYPE = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failed|Timeout))\b")
 SEVERITY = {"passed": 0, "skipped": 1, "xfailed": 1, "failed": 3, "error": 3}
+
+
+def error_type(message: str, outcome: str) -> str:
+    """The exception's class name a failure message starts with (`KeyError: 'x'` -> KeyError),
+    else the outcome itself."""
+    found = ERROR_TYPE.match(message or "")
+    return found.group(1).rsplit(".", 1)[-1] if found else outcome
 
 
 @dataclass(frozen=True)

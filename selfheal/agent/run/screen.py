@@ -175,3 +175,53 @@ class SubprocessScreener:
 
     def close(self) -> None:
         pass
+
+
+class OrderedScreener:
+    """Screening that agrees with the real run on tests whose outcome depends on what earlier
+    tests left behind (a registry filled by another test, a module-level cache, an order).
+
+    The fast screener runs the other tests as usual. Each of `prefixes`' tests runs in a fresh
+    pytest process after the tests that ran before it in the real run (its prefix, found by the
+    caller to reproduce the real outcome), in the real order. Slower, but a candidate the fast
+    screener would reject while the real run accepts it is a lost heal.
+    """
+
+    def __init__(
+        self,
+        fast: Screener,
+        fresh: Screener,
+        prefixes: dict[str, tuple[str, ...]],
+        order: list[str],
+        durations: dict[str, float],
+        min_timeout: float = 0.0,
+    ) -> None:
+        self.name = f"{fast.name}+ordered"
+        self._fast, self._fresh = fast, fresh
+        self.prefixes = prefixes
+        self._rank = {nodeid: index for index, nodeid in enumerate(order)}
+        self._durations = durations
+        self._min_timeout = min_timeout
+
+    def screen(
+        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+    ) -> ScreenResult:
+        plain = [t for t in tests if t not in self.prefixes]
+        ordered = [t for t in tests if t in self.prefixes]
+        fast = self._fast.screen(changes, plain, timeout, test_timeout) if plain else ScreenResult()
+        if not ordered or fast.error:
+            return fast
+        run = sorted(
+            {nodeid for t in ordered for nodeid in (*self.prefixes[t], t)},
+            key=lambda n: self._rank.get(n, len(self._rank)),
+        )
+        # the prefix's tests take their time too; a hang is still cut by the per-test limit
+        extra = 3 * sum(self._durations.get(n, 0.0) for n in run if n not in ordered)
+        fresh = self._fresh.screen(changes, run, max(timeout + extra, self._min_timeout), test_timeout)
+        outcomes = {**fast.outcomes, **{t: fresh.outcomes[t] for t in ordered if t in fresh.outcomes}}
+        messages = {**fast.messages, **{t: fresh.messages[t] for t in ordered if t in fresh.messages}}
+        return ScreenResult(outcomes, messages, fresh.error, fast.duration_s + fresh.duration_s)
+
+    def close(self) -> None:
+        self._fast.close()
+        self._fresh.close()
