@@ -58,6 +58,9 @@ class TaskRun:
     # (evaluation/bench/reference.py); None: not compared (not healed, or a record from before)
     matches_reference: bool | None = None
     patch: str | None = None  # the shipped patch of a self-reported heal, to read an overfitting one
+    # what the heal itself said of its patch: it only skips the failing path / it may fit the tests
+    bypass: bool = False
+    overfit_flagged: bool = False
 
     @property
     def overfitting(self) -> bool:
@@ -134,6 +137,8 @@ def from_report(
         error=report.get("error"),
         matches_reference=matches_reference if healed else None,
         patch=(report.get("patch") or None) if healed else None,
+        bypass=healed and bool(report.get("bypass")),
+        overfit_flagged=healed and bool(report.get("overfit_risks")),
     )
 
 

@@ -37,3 +37,22 @@ def test_a_record_keeps_the_patch_only_of_a_self_reported_heal():
     not_healed = from_report(task, {**report, "status": "not_healed"}, [], None, "0123456789ab")
     assert not_healed.patch is None
     assert TaskRun.from_dict({k: v for k, v in not_healed.as_dict().items() if k != "patch"}).patch is None
+
+
+def test_heals_their_own_pull_request_flagged_are_counted_in_the_notes():
+    task = type("T", (), {"id": "words", "category": "c", "difficulty": "easy", "kind": ("k",)})()
+    metrics = {"candidates_tried": 1, "candidates_screened": 1, "screen_s": 0.1, "wall_s": 1.0,
+               "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0}  # fmt: skip
+    report = {"status": "healed", "metrics": metrics, "patch": PATCH, "bypass": ["lib.py: f"]}
+    bypass = from_report(task, report, [], None, "0123456789ab")
+    assert (bypass.bypass, bypass.overfit_flagged) == (True, False)
+    not_healed = from_report(task, {**report, "status": "not_healed"}, [], None, "0123456789ab")
+    assert not_healed.bypass is False
+    runs = [bypass, replace(healed("scale", "tiny"), overfit_flagged=True), healed("other", "tiny")]
+    document = build_document(runs, Summary.of(runs), settings=SETTINGS, subset="full", wall_s=3.0)
+    validate(document)
+    line = "Flagged in its own pull request: 2 of 3 heal(s): words (bypass), scale (overfit risks)"
+    assert line in markdown(document)
+    out = io.StringIO()
+    print_document(document, Console(file=out, width=200))
+    assert line in out.getvalue()
