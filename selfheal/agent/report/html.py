@@ -1,6 +1,7 @@
 """report.html: one self-contained page per heal, for a maintainer who would rather look than read.
 
-    write_html(out_dir)          # from the folder's report.json, trace.jsonl, patch.diff and tests/
+    write_html(out_dir)          # from the folder's report.json, trace.jsonl, conversation.jsonl,
+                                 # patch.diff and tests/
     render_html(run)             # the page's text, from a `RunFiles`
 
 Built from the output folder alone, so `selfheal report RUN_DIR` renders any earlier run the same
@@ -23,6 +24,7 @@ from selfheal.agent.exceptions import HealError
 from selfheal.sandbox.secrets import Scrubber, process_scrubber
 
 HTML_FILE = "report.html"
+CONVERSATION_FILE = "conversation.jsonl"  # model/llm/transcript.py: one record per model call
 WIDTH = 960  # of the charts, in SVG units
 MODEL_NODES = ("debugger", "generator", "memory", "qa", "critic", "spec_tests")
 MAX_TICKS = 3000  # screenings drawn on the timeline
@@ -36,6 +38,7 @@ class RunFiles:
     events: list[dict[str, Any]] = field(default_factory=list)
     patch: str = ""
     test_files: dict[str, str] = field(default_factory=dict)
+    conversation: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def read(cls, out_dir: Path, report: dict[str, Any] | None = None) -> RunFiles:
@@ -47,14 +50,8 @@ class RunFiles:
             raise HealError(f"{out_dir} holds no report.json: not the output folder of a heal") from exc
         except (OSError, ValueError) as exc:
             raise HealError(f"could not read {out_dir / 'report.json'}: {exc}") from exc
-        events = []
-        trace = out_dir / "trace.jsonl"
-        if trace.is_file():
-            for line in trace.read_text(encoding="utf-8").splitlines():
-                try:
-                    events.append(json.loads(line))
-                except ValueError:
-                    continue
+        events = _json_lines(out_dir / "trace.jsonl")
+        conversation = _json_lines(out_dir / CONVERSATION_FILE)
         patch_file = out_dir / "patch.diff"
         patch = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else report.get("patch", "")
         tests_dir = out_dir / "tests"
@@ -64,7 +61,22 @@ class RunFiles:
                 if path.is_file() and not path.is_symlink():
                     text = path.read_text(encoding="utf-8", errors="replace")
                     test_files[str(path.relative_to(tests_dir))] = text[:MAX_TEST_CHARS]
-        return cls(report, events, patch, test_files)
+        return cls(report, events, patch, test_files, conversation)
+
+
+def _json_lines(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSON Lines file; none when it is missing; a line that is not JSON skipped."""
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
 
 
 def _timeline(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -198,19 +210,68 @@ def _diff_lines(patch: str) -> list[dict[str, str]]:
     return kinds
 
 
-def _conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    turns = []
+def _conversation(
+    events: list[dict[str, Any]], calls: list[dict[str, Any]], usage: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """One entry per model role: its calls, tokens and dollars (the ledger's, from report.json),
+    and what it was told and answered, per conversation (conversation.jsonl). A run folder from
+    before conversations were kept shows the role's trace events instead."""
+    by_role = dict(usage.get("by_role") or {})
+    said: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for call in calls:
+        said[str(call.get("role", "?"))].append(call)
+    traced: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for event in events:
-        if event.get("node") not in MODEL_NODES:
-            continue
-        data = {k: v for k, v in event.items() if k not in ("node", "start", "end", "duration_s")}
-        turns.append({
-            "role": event["node"], "tokens_in": data.get("tokens_in", 0),
-            "tokens_out": data.get("tokens_out", 0),
-            "cost_usd": data.get("cost_usd", 0.0), "duration_s": event.get("duration_s", 0.0),
-            "body": json.dumps(data, indent=1, default=str)[:60_000],
+        if event.get("node") in MODEL_NODES:
+            traced[event["node"]].append(event)
+    # the ledger names every role that called a model; a run folder without one (older, or a
+    # model that never answered) has only the trace to say which roles ran
+    roles = list(dict.fromkeys([*by_role, *said])) if by_role or said else list(traced)
+    out = []
+    for role in roles:
+        own = said.get(role, [])
+        sums = by_role.get(role) or {
+            "calls": len(own) or len(traced[role]),
+            "tokens_in": sum(int(c.get("tokens_in", 0)) for c in own or traced[role]),
+            "tokens_out": sum(int(c.get("tokens_out", 0)) for c in own or traced[role]),
+            "cost_usd": round(sum(float(c.get("cost_usd", 0.0)) for c in own or traced[role]), 6),
+        }
+        out.append({
+            "role": role, "calls": sums.get("calls", 0), "tokens_in": sums.get("tokens_in", 0),
+            "tokens_out": sums.get("tokens_out", 0), "cost_usd": sums.get("cost_usd", 0.0),
+            "said": [_call(c) for c in own],
+            "left_out": sum(int(c.get("left_out", 0)) for c in own),
+            "trace": [] if own else [_trace_body(e) for e in traced[role]],
         })  # fmt: skip
-    return turns
+    return out
+
+
+def _call(record: dict[str, Any]) -> dict[str, Any]:
+    turns = [t for t in record.get("turns") or [] if isinstance(t, dict)]
+    return {
+        "call": record.get("call"), "conversation": record.get("conversation"),
+        "tokens_in": record.get("tokens_in", 0), "tokens_out": record.get("tokens_out", 0),
+        "cost_usd": record.get("cost_usd", 0.0), "model": record.get("model", ""),
+        "error": record.get("error", ""), "left_out": record.get("left_out", 0),
+        "turns": [
+            {"kind": str(t.get("kind", "")), "label": _turn_label(t), "text": str(t.get("text", ""))}
+            for t in turns
+        ],
+    }  # fmt: skip
+
+
+def _turn_label(turn: dict[str, Any]) -> str:
+    kind, tool = turn.get("kind"), turn.get("tool")
+    if kind == "tool_call":
+        return f"calls {tool}"
+    if kind == "tool_result":
+        return f"{tool} answered" if tool else "tool answered"
+    return {"system": "system prompt", "user": "selfheal", "assistant": "model"}.get(str(kind), str(kind))
+
+
+def _trace_body(event: dict[str, Any]) -> str:
+    data = {k: v for k, v in event.items() if k not in ("node", "start", "end", "duration_s")}
+    return json.dumps(data, indent=1, default=str)[:60_000]
 
 
 def render_html(run: RunFiles) -> str:
@@ -229,7 +290,7 @@ def render_html(run: RunFiles) -> str:
         diff=_diff_lines(run.patch),
         test_files=run.test_files,
         recalled=(report.get("memory") or {}).get("recalled") or [],
-        conversation=_conversation(run.events),
+        conversation=_conversation(run.events, run.conversation, (report.get("model") or {}).get("usage") or {}),
         metrics=report.get("metrics") or {},
     )
 

@@ -86,6 +86,7 @@ class HealResult:
     test_files: dict[str, str] = field(default_factory=dict)  # new test files (project-relative) -> text
     critic: list[str] = field(default_factory=list)  # the critic's concerns about the shipped patch
     model: dict[str, Any] | None = None  # the model's part: evidence, review, usage per role, stop reason
+    conversation: list[dict[str, Any]] = field(default_factory=list)  # per model call (transcript.py)
     overfit_risks: tuple[OverfitRisk, ...] = ()  # what in the shipped patch may only fit the tests
     memory: str = "off"  # where earlier heals were recalled from ("off": memory was not used)
     recalled: tuple = ()  # of recall.Recalled: the earlier heals most like this failure
