@@ -25,7 +25,7 @@ from pathlib import Path
 GIT = ["git", "-c", "user.name=selfheal-eval", "-c", "user.email=eval@selfheal.invalid",
        "-c", "commit.gpgsign=false"]  # fmt: skip
 
-MODULE = '''\"\"\"Monthly statements of a household's accounts, from lines `date;category;amount`.\"\"\"
+MODULE = """\"\"\"Monthly statements of a household's accounts, from lines `date;category;amount`.\"\"\"
 
 ALIASES = {"food": "groceries", "supermarket": "groceries", "wage": "salary", "pay": "salary"}
 WIDTH = 12
@@ -38,7 +38,7 @@ def is_comment(line):
 
 
 def parse_amount(text):
-    \"\"\"'12.50' -> 12.5, '-3' -> -3.0, '(4.25)' -> -4.25 (an accountant's negative), '1 000' -> 1000.0.\"\"\"
+    \"\"\"'12.50' -> 12.5, '(4.25)' -> -4.25 (an accountant's negative), '1 000' -> 1000.0.\"\"\"
     text = text.strip().replace(" ", "")
     negative = text.startswith("(") and text.endswith(")")
     if negative:
@@ -109,9 +109,9 @@ def statement(lines, month):
     note = balance_note(income, spent)
     rows.append(format_row("balance", income - spent) + (f"  {note}" if note else ""))
     return "\\n".join(rows)
-'''
+"""
 
-TESTS = '''from books.ledger import (
+TESTS = """from books.ledger import (
     balance_note,
     format_row,
     is_comment,
@@ -206,7 +206,7 @@ def test_statement_leaves_transfers_out_of_income_and_spending():
         "spent          1000.00",
         "balance        1500.00",
     ]
-'''
+"""
 
 
 def make_repo(repo: Path) -> None:
@@ -221,7 +221,9 @@ def make_repo(repo: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--max-candidates", type=int, default=2000)
     parser.add_argument("--max-minutes", type=float, default=30.0)
     parser.add_argument("--keep", metavar="DIR", help="keep the repository and the run folder here")
@@ -247,11 +249,15 @@ def main(argv: list[str] | None = None) -> int:
         metrics = report["metrics"]
         sizes = {name: (out / name).stat().st_size for name in ("report.html", "report.json", "trace.jsonl")}
         screens = sum(
-            1 for line in (out / "trace.jsonl").read_text(encoding="utf-8").splitlines() if '"node": "screen"' in line
+            1
+            for line in (out / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+            if '"node": "screen"' in line
         )
         print(f"status               {report['status']} (exit {done.returncode}, {took:.0f} s)")
         print(f"candidates tried     {metrics['candidates_tried']}")
-        print(f"candidates screened  {metrics['candidates_screened']} ({screens} screen events in trace.jsonl)")
+        print(
+            f"candidates screened  {metrics['candidates_screened']} ({screens} screen events in trace.jsonl)"
+        )
         for name, size in sizes.items():
             print(f"{name:<20} {size:>9} bytes ({size / 1024 / 1024:.2f} MB)")
         if args.keep:

@@ -30,6 +30,7 @@ MODEL_NODES = ("debugger", "generator", "memory", "qa", "critic", "spec_tests")
 MAX_TICKS = 3000  # screenings drawn on the timeline
 MAX_LISTED = 40  # candidates listed per family
 MAX_TEST_CHARS = 20_000  # of one new test file shown
+HEAT_CONTEXT = 3  # lines drawn either side of the suspect lines, where the source is known
 
 
 @dataclass(frozen=True)
@@ -122,18 +123,27 @@ def _lane_seconds(events: list[dict[str, Any]], node: str) -> float:
     return round(sum(float(e.get("duration_s", 0.0)) for e in events if e.get("node") == node), 2)
 
 
-def _heat(localization: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One strip per suspect file: a cell per line from its first to its last suspicious line."""
+def _heat(localization: list[dict[str, Any]], excerpt: dict[str, Any]) -> list[dict[str, Any]]:
+    """One strip per suspect file: a cell per line from a few lines before its first suspicious
+    line to a few after its last, and below it those lines of source (the localize step's
+    excerpt in the trace; a run folder without one gets the strip of the suspect lines alone)."""
     by_file: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
     for entry in localization:
         by_file[entry["file"]][int(entry["line"])] = entry
     best = max((float(e["score"]) for e in localization), default=0.0) or 1.0
     strips = []
     for path, lines in by_file.items():
+        source = excerpt.get(path) or {}
+        text = {int(n): line for n, line in (source.get("text") or {}).items()}
         first, last = min(lines), max(lines)
+        if source.get("lines"):  # the file's length is known: context lines that exist
+            first, last = (
+                max(first - HEAT_CONTEXT, 1),
+                max(min(last + HEAT_CONTEXT, int(source["lines"])), last),
+            )
         span = last - first + 1
         cell = max(min(WIDTH / span, 24.0), 2.0)
-        cells = []
+        cells, code = [], []
         for offset in range(span):
             number = first + offset
             entry = lines.get(number)
@@ -143,9 +153,27 @@ def _heat(localization: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "heat": round(score, 3), "fill": _heat_colour(score),
                 "title": f"{path}:{number}" + (f" {entry['function']}, {entry['score']}" if entry else ""),
             })  # fmt: skip
+            if number in text:
+                gap = bool(code) and code[-1]["line"] != number - 1
+                code.append({"line": number, "text": text[number], "fill": _heat_colour(score),
+                             "tint": _tint(_heat_colour(score)),
+                             "score": entry["score"] if entry else None, "gap": gap})  # fmt: skip
         width = round(span * cell, 2)
-        strips.append({"file": path, "cells": cells, "width": width, "first": first, "last": last})
+        strips.append(
+            {"file": path, "cells": cells, "width": width, "first": first, "last": last, "code": code}
+        )
     return strips
+
+
+def _tint(colour: str, share: float = 0.3) -> str:
+    """`colour` mixed with white: a background the source stays readable on."""
+    rgb = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(255 - (255 - c) * share):02x}" for c in rgb)
+
+
+def _localize_excerpt(events: list[dict[str, Any]]) -> dict[str, Any]:
+    found = [e for e in events if e.get("node") == "localize" and isinstance(e.get("excerpt"), dict)]
+    return found[-1]["excerpt"] if found else {}
 
 
 def _heat_colour(share: float) -> str:
@@ -191,6 +219,33 @@ def _outcome(event: dict[str, Any]) -> str:
     if event.get("fixed"):
         return "fixed some"
     return "no change"
+
+
+TEST_WRITERS = {"edge_cases": "edge cases", "spec_tests": "spec tests", "qa_adversarial": "adversarial tests"}
+
+
+def _test_stages(events: list[dict[str, Any]]) -> list[str]:
+    """What the test writers and the proof run did, one line each, in the order they ran: the
+    report says so also when no test was shipped (nothing found, or nothing that failed before)."""
+    lines = []
+    for event in events:
+        node = event.get("node")
+        if node in TEST_WRITERS:
+            cases = event.get("cases") or []
+            probed = f"{event['probes']} inputs probed, " if event.get("probes") else ""
+            line = (
+                f"{TEST_WRITERS[node]} for {event.get('function', '?')}: {probed}{len(cases)} test(s) written"
+            )
+            notes = [str(n) for n in event.get("notes") or []] + [
+                f"risk: {r}" for r in event.get("risks") or []
+            ]
+            lines.append(line + (f" — {'; '.join(notes)}" if notes else ""))
+        elif node == "new_tests":
+            lines.append(
+                f"proof run: {event.get('fail_to_pass', 0)} fail before the fix and pass with it, "
+                f"{event.get('guard', 0)} pass on both (guards), {event.get('discarded', 0)} discarded"
+            )
+    return lines
 
 
 def _diff_lines(patch: str) -> list[dict[str, str]]:
@@ -285,12 +340,15 @@ def render_html(run: RunFiles) -> str:
     return env.get_template("report.html.j2").render(
         report=report,
         timeline=_timeline(run.events),
-        heat=_heat(report.get("localization") or []),
+        heat=_heat(report.get("localization") or [], _localize_excerpt(run.events)),
         families=_families(run.events),
         diff=_diff_lines(run.patch),
         test_files=run.test_files,
+        test_stages=_test_stages(run.events),
         recalled=(report.get("memory") or {}).get("recalled") or [],
-        conversation=_conversation(run.events, run.conversation, (report.get("model") or {}).get("usage") or {}),
+        conversation=_conversation(
+            run.events, run.conversation, (report.get("model") or {}).get("usage") or {}
+        ),
         metrics=report.get("metrics") or {},
     )
 

@@ -17,6 +17,7 @@ from PIL import Image
 
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
+from selfheal.agent.localize.excerpt import suspect_excerpt
 from selfheal.agent.loop import heal
 from selfheal.agent.model.llm import Reply, ScriptedModel, ToolCall, Usage
 from selfheal.agent.model.strategy import ModelSetup
@@ -24,6 +25,7 @@ from selfheal.agent.report.html import CONVERSATION_FILE, HTML_FILE, RunFiles, r
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.cli import main
 from selfheal.sandbox import LocalSandbox
+from tests.agent.localize.test_excerpt import SOURCE, suspects
 from tests.agent.test_heal_model import BUGGY, CONCLUSION, FIXED, intervals_repo
 from tests.conftest import git, write_tree
 
@@ -118,6 +120,17 @@ def test_the_search_heal_report_is_self_contained_and_shows_what_happened(search
     assert "<code>comparison-operator</code>" in html
     assert 'aria-label="suspiciousness of pkg/age.py"' in html
     assert "The model's part" not in html  # no model ran
+    # one suspect line: the strip and the source show it among its neighbours (the file has two)
+    assert re.findall(r"<title>pkg/age.py:(\d+)", html) == ["1", "2"]
+    assert '<span class="ln">1</span>def is_adult(age):</div>' in html
+    assert '<span class="ln">2</span>    return age &gt; 18<span class="score">0.495</span>' in html
+    # no test shipped, and the page says what the test writers did
+    assert "No new test was shipped.</p>" in html
+    assert re.search(r"<li>edge cases for is_adult: \d+ inputs probed, 0 test\(s\) written", html)
+    assert (
+        "<li>proof run: 0 fail before the fix and pass with it, 0 pass on both (guards), 0 discarded</li>"
+        in html
+    )
 
 
 def test_selfheal_report_renders_a_run_folder_again(search_run, tmp_path, capsys):
@@ -140,7 +153,7 @@ def test_the_search_heal_report_in_headless_chromium(search_run, tmp_path):
 
 def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_path, monkeypatch):
     monkeypatch.setenv("SELFHEAL_TEST_API_KEY", SECRET)  # the process scrubber masks its value
-    snippet = 'from intervals.core import Interval, merge\nprint(merge([Interval(1, 3), Interval(3, 5)]))\n'
+    snippet = "from intervals.core import Interval, merge\nprint(merge([Interval(1, 3), Interval(3, 5)]))\n"
     snippet += 'print("ghp_" + "Q" * 36)'
     debugger = ScriptedModel([
         Reply("Let me run merge on touching intervals.",
@@ -195,7 +208,9 @@ def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_p
     assert '<details class="role"><summary>debugger' in html  # collapsed until opened
     assert "Let me run merge on touching intervals." in html  # the debugger's words
     assert "Interval(start=1, end=3), Interval(start=3, end=5)" in html  # what its tool showed it
-    assert "Merge touching intervals: compare with &lt;= (the key *** is not needed)." in html  # the generator's
+    assert (
+        "Merge touching intervals: compare with &lt;= (the key *** is not needed)." in html
+    )  # the generator's
 
     image = screenshot(out / HTML_FILE, tmp_path / "model.png")
     counts = assert_drawn(image)
@@ -228,3 +243,17 @@ def test_a_report_of_1500_screenings_stays_under_two_megabytes(search_run):
     size = len(html.encode("utf-8"))
     assert html.count("<title>#") == 1500  # every screening is on the timeline
     assert size < 2 * 1024 * 1024, size
+
+
+def test_report_html_draws_one_suspect_line_among_its_neighbours():
+    excerpt = suspect_excerpt(suspects(("a.py", 15)), {"a.py": SOURCE})
+    report = {
+        "status": "not_healed", "repo": "r", "provider": "none",
+        "sandbox": {"backend": "local", "isolation": "x"},
+        "localization": [{"file": "a.py", "line": 15, "function": "f", "score": 0.9}],
+    }  # fmt: skip
+    html = render_html(RunFiles(report, [{"node": "localize", "start": 1.0, "end": 1.1, "excerpt": excerpt}]))
+    assert 'a.py</code> <span class="muted">lines 12\u201318' in html
+    assert re.findall(r"<title>a\.py:(\d+)", html) == [str(n) for n in range(12, 19)]
+    assert '<span class="ln">15</span>line_15 = 15<span class="score">0.9</span>' in html
+    assert '<span class="ln">12</span>line_12 = 12</div>' in html

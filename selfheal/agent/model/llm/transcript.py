@@ -175,7 +175,9 @@ def _turn(message: Message, talk: _Conversation) -> Turn:
         lines = message.content.splitlines()
         shown = "\n".join(lines[:MAX_SYSTEM_LINES])
         more = len(lines) - MAX_SYSTEM_LINES
-        return Turn("system", _cut(shown) + (f"\n… ({more} more lines of the role's prompt)" if more > 0 else ""))
+        return Turn(
+            "system", _cut(shown) + (f"\n… ({more} more lines of the role's prompt)" if more > 0 else "")
+        )
     if message.role == "tool":
         return Turn("tool_result", _cut(message.content), talk.tools.get(message.tool_call_id or "", ""))
     if message.role == "assistant" and message.tool_calls:
