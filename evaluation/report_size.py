@@ -63,6 +63,16 @@ def parse_line(line):
     return date.strip(), normalise_category(category), parse_amount(amount)
 
 
+def day_of(date):
+    parts = date.split("-")
+    if len(parts) != 3:
+        raise ValueError(f"expected year-month-day, got {date!r}")
+    day = int(parts[2])
+    if not 1 <= day <= 31:
+        raise ValueError(f"no day {day} in {date}")
+    return day
+
+
 def month_of(date):
     year, month = date.split("-")[:2]
     if not 1 <= int(month) <= 12:
@@ -76,6 +86,7 @@ def monthly_totals(lines):
         if is_comment(line):
             continue
         date, category, amount = parse_line(line)
+        day_of(date)
         bucket = totals.setdefault(month_of(date), {})
         bucket[category] = round(bucket.get(category, 0.0) + amount, 2)
     return totals
@@ -87,9 +98,15 @@ def split(totals):
     return round(income, 2), round(spent, 2)
 
 
+def format_money(value, digits=DIGITS, decimals=2):
+    text = f"{abs(value):,.{decimals}f}".replace(",", "")
+    sign = "-" if value < 0 else ""
+    return f"{sign + text:>{digits}}"
+
+
 def format_row(name, value, width=WIDTH, digits=DIGITS):
     label = name if len(name) <= width else name[: width - 1] + "~"
-    return f"{label:<{width}}{value:>{digits}.2f}"
+    return f"{label:<{width}}{format_money(value, digits)}"
 
 
 def balance_note(income, spent):
@@ -113,6 +130,8 @@ def statement(lines, month):
 
 TESTS = """from books.ledger import (
     balance_note,
+    day_of,
+    format_money,
     format_row,
     is_comment,
     month_of,
@@ -152,6 +171,16 @@ def test_normalise_category():
 
 def test_is_comment():
     assert [is_comment(x) for x in ("# x", "  ", "// y", "2024-01-01;a;1")] == [True, True, True, False]
+
+
+def test_day_of():
+    assert [day_of("2024-03-07"), day_of("2024-3-31")] == [7, 31]
+
+
+def test_format_money():
+    assert [format_money(-3.5), format_money(1234.5, digits=8), format_money(0)] == [
+        "     -3.50", " 1234.50", "      0.00",
+    ]
 
 
 def test_month_of():

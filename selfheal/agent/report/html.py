@@ -359,7 +359,8 @@ def write_html(out_dir: Path, scrub: Scrubber | None = None, report: dict[str, A
     target = out_dir / HTML_FILE
     text = scrub(render_html(RunFiles.read(out_dir, report)))
     try:
-        target.write_text(text, encoding="utf-8")
+        # "replace": a lone surrogate from the repository or a model becomes "?", not a failed heal
+        target.write_text(text, encoding="utf-8", errors="replace")
     except OSError as exc:
         raise HealError(f"could not write {target}: {exc.strerror or exc}") from exc
     return target

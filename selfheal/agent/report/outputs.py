@@ -82,7 +82,7 @@ def _write_files(result: HealResult, trace: Trace, out_dir: Path, report: dict, 
     if result.conversation:
         with conversation.open("w", encoding="utf-8") as handle:
             for record in result.conversation:
-                handle.write(json.dumps(scrub.scrub_data(record), ensure_ascii=False) + "\n")
+                handle.write(json.dumps(scrub.scrub_data(record)) + "\n")
     elif conversation.is_file() and not conversation.is_symlink():
         conversation.unlink()  # an earlier run's, in this folder: not this heal's conversation
     for path, text in result.test_files.items():

@@ -212,6 +212,13 @@ def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_p
         "Merge touching intervals: compare with &lt;= (the key *** is not needed)." in html
     )  # the generator's
 
+    # `selfheal report` draws the same page again from the folder alone
+    again = tmp_path / "again"
+    shutil.copytree(out, again)
+    (again / HTML_FILE).unlink()
+    assert main(["report", str(again)]) == 0
+    assert (again / HTML_FILE).read_text(encoding="utf-8") == html
+
     image = screenshot(out / HTML_FILE, tmp_path / "model.png")
     counts = assert_drawn(image)
     assert counts[ROLE_EDGE] > 300, "no model role is drawn"

@@ -196,6 +196,8 @@ def _answer(reply: Reply, talk: _Conversation) -> list[Turn]:
 
 
 def _cut(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    # a model may answer lone surrogates: kept as "?", so every writer can encode the text
+    text = text.encode("utf-8", "replace").decode("utf-8")
     return text if len(text) <= limit else text[:limit] + CUT.format(n=len(text) - limit)
 
 

@@ -97,3 +97,11 @@ def test_a_failed_call_is_kept_with_its_error():
     [call] = transcript.records()
     assert call["turns"] == [{"kind": "user", "text": "review this"}]
     assert call["error"] == "ScriptExhausted: call 1 but only 0 replies scripted"
+
+
+def test_a_lone_surrogate_in_an_answer_is_kept_as_a_question_mark():
+    transcript = Transcript()
+    model = MeteredProvider(ScriptedModel(["half \ud800 a pair"]), "generator", UsageLedger(), transcript)
+    model.complete([Message("user", "fix it")], max_tokens=10)
+    [call] = transcript.records()
+    assert call["turns"][1] == {"kind": "assistant", "text": "half ? a pair"}
