@@ -219,7 +219,7 @@ def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_p
     assert main(["report", str(again)]) == 0
     assert (again / HTML_FILE).read_text(encoding="utf-8") == html
 
-    image = screenshot(out / HTML_FILE, tmp_path / "model.png")
+    image = screenshot(out / HTML_FILE, tmp_path / "model.png", height=4000)
     counts = assert_drawn(image)
     assert counts[ROLE_EDGE] > 300, "no model role is drawn"
     assert counts[MODEL_SAID] == 0 and counts[TOOL_SAID] == 0  # collapsed: the texts are not shown
