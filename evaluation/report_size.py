@@ -117,14 +117,17 @@ def balance_note(income, spent):
     return ""
 
 
-def statement(lines, month):
+def statement(lines, month, width=WIDTH, digits=DIGITS):
     totals = monthly_totals(lines).get(month, {})
     income, spent = split(totals)
-    rows = [format_row(name, value) for name, value in sorted(totals.items())]
-    rows.append(format_row("income", income))
-    rows.append(format_row("spent", spent))
+    balance = round(income - spent, 2)
+    names = sorted(totals)
+    rows = [format_row(name, totals[name], width, digits) for name in names]
+    rows.append(format_row("income", income, width, digits))
+    rows.append(format_row("spent", spent, width, digits))
     note = balance_note(income, spent)
-    rows.append(format_row("balance", income - spent) + (f"  {note}" if note else ""))
+    last = format_row("balance", balance, width, digits)
+    rows.append(last + (f"  {note}" if note else ""))
     return "\\n".join(rows)
 """
 
