@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 GIT = ["git", "-c", "user.name=selfheal-eval", "-c", "user.email=eval@selfheal.invalid",
@@ -252,6 +253,47 @@ def make_repo(repo: Path) -> None:
     subprocess.run([*GIT, "-C", str(repo), "commit", "-q", "-m", "statements"], check=True)
 
 
+@dataclass(frozen=True)
+class Figures:
+    status: str
+    exit_code: int
+    wall_s: float
+    candidates_tried: int
+    candidates_screened: int
+    screen_events: int  # in trace.jsonl
+    failures_before: tuple[str, ...]
+    sizes: dict[str, int]  # bytes of report.html, report.json and trace.jsonl
+
+
+def measure(work: Path, max_candidates: int, max_minutes: float) -> Figures:
+    """Heal the ledger repository (made in `work/repo`, the run folder `work/run`) and measure."""
+    repo, out = work / "repo", work / "run"
+    shutil.rmtree(repo, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    make_repo(repo)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "selfheal", "heal", str(repo), "--out", str(out), "--sandbox", "local",
+         "--memory", "off", "--max-candidates", str(max_candidates), "--max-minutes", str(max_minutes)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    took = time.monotonic() - started
+    if not (out / "report.json").is_file():
+        raise RuntimeError(f"the heal wrote no report.json:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    trace = (out / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+    return Figures(
+        status=report["status"],
+        exit_code=done.returncode,
+        wall_s=took,
+        candidates_tried=report["metrics"]["candidates_tried"],
+        candidates_screened=report["metrics"]["candidates_screened"],
+        screen_events=sum(1 for line in trace if json.loads(line).get("node") == "screen"),
+        failures_before=tuple(report["failures_before"]),
+        sizes={name: (out / name).stat().st_size for name in ("report.html", "report.json", "trace.jsonl")},
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -261,39 +303,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", metavar="DIR", help="keep the repository and the run folder here")
     args = parser.parse_args(argv)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="selfheal-report-size-"))
-    repo, out = work / "repo", work / "run"
-    shutil.rmtree(repo, ignore_errors=True)
-    shutil.rmtree(out, ignore_errors=True)
     try:
-        make_repo(repo)
-        started = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, "-m", "selfheal", "heal", str(repo), "--out", str(out), "--sandbox", "local",
-             "--memory", "off", "--max-candidates", str(args.max_candidates),
-             "--max-minutes", str(args.max_minutes)],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        took = time.monotonic() - started
-        if not (out / "report.json").is_file():
-            print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
+        try:
+            figures = measure(work, args.max_candidates, args.max_minutes)
+        except RuntimeError as exc:
+            print(exc, file=sys.stderr)
             return 1
-        report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-        metrics = report["metrics"]
-        sizes = {name: (out / name).stat().st_size for name in ("report.html", "report.json", "trace.jsonl")}
-        screens = sum(
-            1
-            for line in (out / "trace.jsonl").read_text(encoding="utf-8").splitlines()
-            if '"node": "screen"' in line
-        )
-        print(f"status               {report['status']} (exit {done.returncode}, {took:.0f} s)")
-        print(f"candidates tried     {metrics['candidates_tried']}")
+        print(f"status               {figures.status} (exit {figures.exit_code}, {figures.wall_s:.0f} s)")
+        print(f"candidates tried     {figures.candidates_tried}")
         print(
-            f"candidates screened  {metrics['candidates_screened']} ({screens} screen events in trace.jsonl)"
+            f"candidates screened  {figures.candidates_screened} "
+            f"({figures.screen_events} screen events in trace.jsonl)"
         )
-        for name, size in sizes.items():
+        for name, size in figures.sizes.items():
             print(f"{name:<20} {size:>9} bytes ({size / 1024 / 1024:.2f} MB)")
         if args.keep:
-            print(f"run folder           {out}")
+            print(f"run folder           {work / 'run'}")
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
