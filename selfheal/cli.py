@@ -28,7 +28,7 @@ from selfheal.agent.model.prompts import PromptLibrary
 from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
 from selfheal.agent.report.memory import memory_store, remember
-from selfheal.agent.report.outputs import OUTPUT_FILES, default_out_dir, write_outputs
+from selfheal.agent.report.outputs import CONVERSATION_FILE, OUTPUT_FILES, default_out_dir, write_outputs
 from selfheal.agent.report.result import HEALED, NOTHING_TO_HEAL, HealResult
 from selfheal.agent.run.workspace import apply_to_origin
 from selfheal.bot.serverconfig import add_serve_arguments
@@ -543,7 +543,8 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
         err.write(f"{status}" + (f": {result.error}" if result.error else "") + "\n")
         for lesson in report["lessons"][:2]:
             err.write(f"  - {lesson}\n")
-    files = [*OUTPUT_FILES, *(["tests/"] if result.test_files else [])]
+    files = [*OUTPUT_FILES, *([CONVERSATION_FILE] if result.conversation else [])]
+    files += ["tests/"] if result.test_files else []
     err.write(f"outputs: {out_dir}/ ({', '.join(files)})\n")
     shipped = report["new_tests"]
     if shipped:

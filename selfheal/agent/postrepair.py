@@ -313,6 +313,7 @@ class AfterRepair:
         if confident:
             state.result.model_diagnosis = confident[-1]
         state.result.model = model_record(strategy)
+        state.result.conversation = strategy.transcript.records()
 
 
 def model_record(strategy: ModelStrategy) -> dict:

@@ -11,6 +11,7 @@ import time
 from selfheal.agent.events import stage
 from selfheal.agent.exceptions import HealError, InterpreterError, TestCommandError
 from selfheal.agent.localize.codeindex import CodeBase
+from selfheal.agent.localize.excerpt import suspect_excerpt
 from selfheal.agent.localize.spectrum import Localization, localize
 from selfheal.agent.model.history import History
 from selfheal.agent.model.strategy import ModelSetup, ModelStrategy
@@ -100,6 +101,7 @@ def localize_failures(
             coverage=found.had_coverage,
             top=[f"{s.file}:{s.line}" for s in found.lines[:5]],
             targets=[f"{t.file}::{t.function}" for t in found.targets[:5]],
+            excerpt=suspect_excerpt(found, state.sources),  # for report.html's heat strip
         )
     return found
 

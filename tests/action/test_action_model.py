@@ -92,6 +92,18 @@ def test_heal_with_claude_opens_a_pull_request_with_the_models_patch_tests_and_c
     assert run.outputs["cost-usd"] == "0.0221"
     assert KEY not in run.stdout + run.stderr + run.summary + json.dumps(run.outputs)
     assert KEY not in all_text_under(run.workspace) + json.dumps(world.state())
+    # the folder the workflow uploads (report-path) holds what each role was told and answered,
+    # and report.html, linked from the job summary, shows it per role with its tokens and cost
+    calls = [json.loads(line) for line in (run.report_dir / "conversation.jsonl").read_text().splitlines()]
+    assert {c["role"] for c in calls} >= {"debugger", "generator", "critic"}
+    assert sum(c["tokens_in"] for c in calls) == 8000
+    html = (run.report_dir / "report.html").read_text(encoding="utf-8")
+    said = [
+        t["text"] for c in calls if c["role"] == "debugger" for t in c["turns"] if t["kind"] == "assistant"
+    ]
+    assert any('"root_cause"' in text for text in said)  # the debugger's conclusion
+    assert '<details class="role"><summary>debugger — ' in html
+    assert "report.html" in run.summary
 
 
 def test_heal_with_ollama_opens_a_pull_request_with_the_models_patch(temps_world: World) -> None:

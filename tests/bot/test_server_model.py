@@ -59,6 +59,14 @@ def test_the_bot_heals_with_claude_and_counts_the_installations_spending(temps_b
         fake.stop()
     assert job["result"].startswith("healed; pull request created"), job["result"]
     assert [r["status"] for r in requests] == [200] * 7
+    # the job's run folder holds the model's conversation per role, shown in its report.html
+    run_dir = Path(job["result"].rsplit("; report ", 1)[1])
+    calls = [json.loads(line) for line in (run_dir / "conversation.jsonl").read_text().splitlines()]
+    assert {c["role"] for c in calls} >= {"debugger", "generator"}
+    assert '<details class="role"><summary>generator — ' in (run_dir / "report.html").read_text(
+        encoding="utf-8"
+    )
+    assert KEY not in (run_dir / "conversation.jsonl").read_text() + (run_dir / "report.html").read_text()
     [pull] = [p for p in world.repo_state()["pulls"] if p["head"]["ref"].startswith("selfheal/")]
     diff = git(world.tmp, "--git-dir", str(world.remote), "diff", world.shas["feature"], pull["head"]["ref"])
     assert "+" + FIXED.rstrip() in diff.splitlines()

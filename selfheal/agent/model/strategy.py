@@ -26,6 +26,7 @@ from selfheal.agent.model.llm.accounting import BudgetSpent, MeteredProvider, Us
 from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.llm.factory import providers_for_roles
 from selfheal.agent.model.llm.settings import ProviderSettings
+from selfheal.agent.model.llm.transcript import Transcript
 from selfheal.agent.model.memory import Memory
 from selfheal.agent.model.prompts import PromptLibrary, takes_hint
 from selfheal.agent.model.qa import ModelQA
@@ -128,13 +129,14 @@ class ModelStrategy:
         self.known_files = known_files
         self.search = SearchStrategy()
         self.ledger = UsageLedger(token_budget=setup.token_budget, usd_budget=setup.usd_budget)
+        self.transcript = Transcript()  # what each role was told and answered, for report.html
         self.memory = Memory(self._metered(setup.memory, "memory"), setup.prompts, lessons=recalled_lessons)
         self.lessons = self.memory.render  # the rolling lessons, as the prompts show them
-        self.debugger = MeteredProvider(setup.debugger, "debugger", self.ledger)
+        self.debugger = MeteredProvider(setup.debugger, "debugger", self.ledger, self.transcript)
         self.stopped_because = ""  # why the model stopped early (a budget, a provider failure)
         self._widened = False  # the search already had the whole remaining budget
         self.generator = GeneratorStrategy(
-            MeteredProvider(setup.generator, "generator", self.ledger),
+            MeteredProvider(setup.generator, "generator", self.ledger, self.transcript),
             setup.prompts,
             samples=setup.samples,
             max_tokens=setup.max_tokens,
@@ -197,7 +199,7 @@ class ModelStrategy:
         )
 
     def _metered(self, provider: Provider | None, role: str) -> Provider | None:
-        return MeteredProvider(provider, role, self.ledger) if provider is not None else None
+        return MeteredProvider(provider, role, self.ledger, self.transcript) if provider is not None else None
 
     @property
     def usage(self) -> Usage:

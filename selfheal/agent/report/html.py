@@ -1,6 +1,7 @@
 """report.html: one self-contained page per heal, for a maintainer who would rather look than read.
 
-    write_html(out_dir)          # from the folder's report.json, trace.jsonl, patch.diff and tests/
+    write_html(out_dir)          # from the folder's report.json, trace.jsonl, conversation.jsonl,
+                                 # patch.diff and tests/
     render_html(run)             # the page's text, from a `RunFiles`
 
 Built from the output folder alone, so `selfheal report RUN_DIR` renders any earlier run the same
@@ -23,11 +24,13 @@ from selfheal.agent.exceptions import HealError
 from selfheal.sandbox.secrets import Scrubber, process_scrubber
 
 HTML_FILE = "report.html"
+CONVERSATION_FILE = "conversation.jsonl"  # model/llm/transcript.py: one record per model call
 WIDTH = 960  # of the charts, in SVG units
 MODEL_NODES = ("debugger", "generator", "memory", "qa", "critic", "spec_tests")
 MAX_TICKS = 3000  # screenings drawn on the timeline
 MAX_LISTED = 40  # candidates listed per family
 MAX_TEST_CHARS = 20_000  # of one new test file shown
+HEAT_CONTEXT = 3  # lines drawn either side of the suspect lines, where the source is known
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class RunFiles:
     events: list[dict[str, Any]] = field(default_factory=list)
     patch: str = ""
     test_files: dict[str, str] = field(default_factory=dict)
+    conversation: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def read(cls, out_dir: Path, report: dict[str, Any] | None = None) -> RunFiles:
@@ -47,14 +51,8 @@ class RunFiles:
             raise HealError(f"{out_dir} holds no report.json: not the output folder of a heal") from exc
         except (OSError, ValueError) as exc:
             raise HealError(f"could not read {out_dir / 'report.json'}: {exc}") from exc
-        events = []
-        trace = out_dir / "trace.jsonl"
-        if trace.is_file():
-            for line in trace.read_text(encoding="utf-8").splitlines():
-                try:
-                    events.append(json.loads(line))
-                except ValueError:
-                    continue
+        events = _json_lines(out_dir / "trace.jsonl")
+        conversation = _json_lines(out_dir / CONVERSATION_FILE)
         patch_file = out_dir / "patch.diff"
         patch = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else report.get("patch", "")
         tests_dir = out_dir / "tests"
@@ -64,7 +62,22 @@ class RunFiles:
                 if path.is_file() and not path.is_symlink():
                     text = path.read_text(encoding="utf-8", errors="replace")
                     test_files[str(path.relative_to(tests_dir))] = text[:MAX_TEST_CHARS]
-        return cls(report, events, patch, test_files)
+        return cls(report, events, patch, test_files, conversation)
+
+
+def _json_lines(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSON Lines file; none when it is missing; a line that is not JSON skipped."""
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
 
 
 def _timeline(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -110,18 +123,27 @@ def _lane_seconds(events: list[dict[str, Any]], node: str) -> float:
     return round(sum(float(e.get("duration_s", 0.0)) for e in events if e.get("node") == node), 2)
 
 
-def _heat(localization: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One strip per suspect file: a cell per line from its first to its last suspicious line."""
+def _heat(localization: list[dict[str, Any]], excerpt: dict[str, Any]) -> list[dict[str, Any]]:
+    """One strip per suspect file: a cell per line from a few lines before its first suspicious
+    line to a few after its last, and below it those lines of source (the localize step's
+    excerpt in the trace; a run folder without one gets the strip of the suspect lines alone)."""
     by_file: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
     for entry in localization:
         by_file[entry["file"]][int(entry["line"])] = entry
     best = max((float(e["score"]) for e in localization), default=0.0) or 1.0
     strips = []
     for path, lines in by_file.items():
+        source = excerpt.get(path) or {}
+        text = {int(n): line for n, line in (source.get("text") or {}).items()}
         first, last = min(lines), max(lines)
+        if source.get("lines"):  # the file's length is known: context lines that exist
+            first, last = (
+                max(first - HEAT_CONTEXT, 1),
+                max(min(last + HEAT_CONTEXT, int(source["lines"])), last),
+            )
         span = last - first + 1
         cell = max(min(WIDTH / span, 24.0), 2.0)
-        cells = []
+        cells, code = [], []
         for offset in range(span):
             number = first + offset
             entry = lines.get(number)
@@ -131,9 +153,27 @@ def _heat(localization: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "heat": round(score, 3), "fill": _heat_colour(score),
                 "title": f"{path}:{number}" + (f" {entry['function']}, {entry['score']}" if entry else ""),
             })  # fmt: skip
+            if number in text:
+                gap = bool(code) and code[-1]["line"] != number - 1
+                code.append({"line": number, "text": text[number], "fill": _heat_colour(score),
+                             "tint": _tint(_heat_colour(score)),
+                             "score": entry["score"] if entry else None, "gap": gap})  # fmt: skip
         width = round(span * cell, 2)
-        strips.append({"file": path, "cells": cells, "width": width, "first": first, "last": last})
+        strips.append(
+            {"file": path, "cells": cells, "width": width, "first": first, "last": last, "code": code}
+        )
     return strips
+
+
+def _tint(colour: str, share: float = 0.3) -> str:
+    """`colour` mixed with white: a background the source stays readable on."""
+    rgb = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(255 - (255 - c) * share):02x}" for c in rgb)
+
+
+def _localize_excerpt(events: list[dict[str, Any]]) -> dict[str, Any]:
+    found = [e for e in events if e.get("node") == "localize" and isinstance(e.get("excerpt"), dict)]
+    return found[-1]["excerpt"] if found else {}
 
 
 def _heat_colour(share: float) -> str:
@@ -181,6 +221,33 @@ def _outcome(event: dict[str, Any]) -> str:
     return "no change"
 
 
+TEST_WRITERS = {"edge_cases": "edge cases", "spec_tests": "spec tests", "qa_adversarial": "adversarial tests"}
+
+
+def _test_stages(events: list[dict[str, Any]]) -> list[str]:
+    """What the test writers and the proof run did, one line each, in the order they ran: the
+    report says so also when no test was shipped (nothing found, or nothing that failed before)."""
+    lines = []
+    for event in events:
+        node = event.get("node")
+        if node in TEST_WRITERS:
+            cases = event.get("cases") or []
+            probed = f"{event['probes']} inputs probed, " if event.get("probes") else ""
+            line = (
+                f"{TEST_WRITERS[node]} for {event.get('function', '?')}: {probed}{len(cases)} test(s) written"
+            )
+            notes = [str(n) for n in event.get("notes") or []] + [
+                f"risk: {r}" for r in event.get("risks") or []
+            ]
+            lines.append(line + (f" — {'; '.join(notes)}" if notes else ""))
+        elif node == "new_tests":
+            lines.append(
+                f"proof run: {event.get('fail_to_pass', 0)} fail before the fix and pass with it, "
+                f"{event.get('guard', 0)} pass on both (guards), {event.get('discarded', 0)} discarded"
+            )
+    return lines
+
+
 def _diff_lines(patch: str) -> list[dict[str, str]]:
     kinds = []
     for line in patch.splitlines():
@@ -198,19 +265,68 @@ def _diff_lines(patch: str) -> list[dict[str, str]]:
     return kinds
 
 
-def _conversation(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    turns = []
+def _conversation(
+    events: list[dict[str, Any]], calls: list[dict[str, Any]], usage: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """One entry per model role: its calls, tokens and dollars (the ledger's, from report.json),
+    and what it was told and answered, per conversation (conversation.jsonl). A run folder from
+    before conversations were kept shows the role's trace events instead."""
+    by_role = dict(usage.get("by_role") or {})
+    said: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for call in calls:
+        said[str(call.get("role", "?"))].append(call)
+    traced: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for event in events:
-        if event.get("node") not in MODEL_NODES:
-            continue
-        data = {k: v for k, v in event.items() if k not in ("node", "start", "end", "duration_s")}
-        turns.append({
-            "role": event["node"], "tokens_in": data.get("tokens_in", 0),
-            "tokens_out": data.get("tokens_out", 0),
-            "cost_usd": data.get("cost_usd", 0.0), "duration_s": event.get("duration_s", 0.0),
-            "body": json.dumps(data, indent=1, default=str)[:60_000],
+        if event.get("node") in MODEL_NODES:
+            traced[event["node"]].append(event)
+    # the ledger names every role that called a model; a run folder without one (older, or a
+    # model that never answered) has only the trace to say which roles ran
+    roles = list(dict.fromkeys([*by_role, *said])) if by_role or said else list(traced)
+    out = []
+    for role in roles:
+        own = said.get(role, [])
+        sums = by_role.get(role) or {
+            "calls": len(own) or len(traced[role]),
+            "tokens_in": sum(int(c.get("tokens_in", 0)) for c in own or traced[role]),
+            "tokens_out": sum(int(c.get("tokens_out", 0)) for c in own or traced[role]),
+            "cost_usd": round(sum(float(c.get("cost_usd", 0.0)) for c in own or traced[role]), 6),
+        }
+        out.append({
+            "role": role, "calls": sums.get("calls", 0), "tokens_in": sums.get("tokens_in", 0),
+            "tokens_out": sums.get("tokens_out", 0), "cost_usd": sums.get("cost_usd", 0.0),
+            "said": [_call(c) for c in own],
+            "left_out": sum(int(c.get("left_out", 0)) for c in own),
+            "trace": [] if own else [_trace_body(e) for e in traced[role]],
         })  # fmt: skip
-    return turns
+    return out
+
+
+def _call(record: dict[str, Any]) -> dict[str, Any]:
+    turns = [t for t in record.get("turns") or [] if isinstance(t, dict)]
+    return {
+        "call": record.get("call"), "conversation": record.get("conversation"),
+        "tokens_in": record.get("tokens_in", 0), "tokens_out": record.get("tokens_out", 0),
+        "cost_usd": record.get("cost_usd", 0.0), "model": record.get("model", ""),
+        "error": record.get("error", ""), "left_out": record.get("left_out", 0),
+        "turns": [
+            {"kind": str(t.get("kind", "")), "label": _turn_label(t), "text": str(t.get("text", ""))}
+            for t in turns
+        ],
+    }  # fmt: skip
+
+
+def _turn_label(turn: dict[str, Any]) -> str:
+    kind, tool = turn.get("kind"), turn.get("tool")
+    if kind == "tool_call":
+        return f"calls {tool}"
+    if kind == "tool_result":
+        return f"{tool} answered" if tool else "tool answered"
+    return {"system": "system prompt", "user": "selfheal", "assistant": "model"}.get(str(kind), str(kind))
+
+
+def _trace_body(event: dict[str, Any]) -> str:
+    data = {k: v for k, v in event.items() if k not in ("node", "start", "end", "duration_s")}
+    return json.dumps(data, indent=1, default=str)[:60_000]
 
 
 def render_html(run: RunFiles) -> str:
@@ -224,12 +340,15 @@ def render_html(run: RunFiles) -> str:
     return env.get_template("report.html.j2").render(
         report=report,
         timeline=_timeline(run.events),
-        heat=_heat(report.get("localization") or []),
+        heat=_heat(report.get("localization") or [], _localize_excerpt(run.events)),
         families=_families(run.events),
         diff=_diff_lines(run.patch),
         test_files=run.test_files,
+        test_stages=_test_stages(run.events),
         recalled=(report.get("memory") or {}).get("recalled") or [],
-        conversation=_conversation(run.events),
+        conversation=_conversation(
+            run.events, run.conversation, (report.get("model") or {}).get("usage") or {}
+        ),
         metrics=report.get("metrics") or {},
     )
 
@@ -240,7 +359,8 @@ def write_html(out_dir: Path, scrub: Scrubber | None = None, report: dict[str, A
     target = out_dir / HTML_FILE
     text = scrub(render_html(RunFiles.read(out_dir, report)))
     try:
-        target.write_text(text, encoding="utf-8")
+        # "replace": a lone surrogate from the repository or a model becomes "?", not a failed heal
+        target.write_text(text, encoding="utf-8", errors="replace")
     except OSError as exc:
         raise HealError(f"could not write {target}: {exc.strerror or exc}") from exc
     return target

@@ -1,4 +1,5 @@
-"""The output folder of a heal: report.json, report.html, patch.diff, summary.md, lessons.md, trace.jsonl.
+"""The output folder of a heal: report.json, report.html, patch.diff, summary.md, lessons.md, trace.jsonl,
+and conversation.jsonl when a model took part (what each role was told and answered, per call).
 
 report.json is written last and atomically (a temporary file renamed into place): where it exists,
 it is whole and every other file was written before it. A folder that cannot be written (a full
@@ -20,7 +21,7 @@ from typing import Any
 from selfheal.agent.events import Trace
 from selfheal.agent.exceptions import HealError
 from selfheal.agent.report.checkpoints import FOLDER
-from selfheal.agent.report.html import write_html
+from selfheal.agent.report.html import CONVERSATION_FILE, write_html
 from selfheal.agent.report.reportjson import build_report
 from selfheal.agent.report.result import HealResult
 from selfheal.agent.report.summary import build_summary
@@ -77,6 +78,13 @@ def _write_files(result: HealResult, trace: Trace, out_dir: Path, report: dict, 
         for event in trace.events:
             record = json.loads(json.dumps(event.as_dict(), default=str))
             handle.write(json.dumps(scrub.scrub_data(record)) + "\n")
+    conversation = out_dir / CONVERSATION_FILE
+    if result.conversation:
+        with conversation.open("w", encoding="utf-8") as handle:
+            for record in result.conversation:
+                handle.write(json.dumps(scrub.scrub_data(record)) + "\n")
+    elif conversation.is_file() and not conversation.is_symlink():
+        conversation.unlink()  # an earlier run's, in this folder: not this heal's conversation
     for path, text in result.test_files.items():
         # at the path it would have in the repository, under tests/ of the output folder
         target = out_dir / "tests" / scrub(f"{result.project_dir}/{path}" if result.project_dir else path)

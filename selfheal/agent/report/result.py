@@ -86,6 +86,7 @@ class HealResult:
     test_files: dict[str, str] = field(default_factory=dict)  # new test files (project-relative) -> text
     critic: list[str] = field(default_factory=list)  # the critic's concerns about the shipped patch
     model: dict[str, Any] | None = None  # the model's part: evidence, review, usage per role, stop reason
+    conversation: list[dict[str, Any]] = field(default_factory=list)  # per model call (transcript.py)
     overfit_risks: tuple[OverfitRisk, ...] = ()  # what in the shipped patch may only fit the tests
     # "path: function" each shipped change only bypasses (a new early exit or guard): nothing that
     # changed the computation itself passed (agent/repair/bypass.py)

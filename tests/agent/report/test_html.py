@@ -17,13 +17,15 @@ from PIL import Image
 
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
+from selfheal.agent.localize.excerpt import suspect_excerpt
 from selfheal.agent.loop import heal
-from selfheal.agent.model.llm import Reply, ScriptedModel, Usage
+from selfheal.agent.model.llm import Reply, ScriptedModel, ToolCall, Usage
 from selfheal.agent.model.strategy import ModelSetup
-from selfheal.agent.report.html import HTML_FILE, RunFiles, render_html
+from selfheal.agent.report.html import CONVERSATION_FILE, HTML_FILE, RunFiles, render_html
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.cli import main
 from selfheal.sandbox import LocalSandbox
+from tests.agent.localize.test_excerpt import SOURCE, suspects
 from tests.agent.test_heal_model import BUGGY, CONCLUSION, FIXED, intervals_repo
 from tests.conftest import git, write_tree
 
@@ -36,6 +38,12 @@ AGE = {
 }
 DIFF_ADDED = (0xDA, 0xFB, 0xE1)  # the background of an added line of the diff
 TIMELINE_BAR = (0x09, 0x69, 0xDA)  # a stage's bar on the timeline
+ROLE_EDGE = (0x82, 0x50, 0xDF)  # the left edge of a model role's (collapsed) conversation
+MODEL_SAID = (0xFB, 0xEF, 0xFF)  # the background of the model's answer in an opened conversation
+TOOL_SAID = (0xEE, 0xF6, 0xFF)  # the background of a tool's result
+# a secret as the process's environment holds it, and a GitHub token shape a test run printed
+SECRET = "zq7-hunter2-0123456789"
+PRINTED_TOKEN = "ghp_" + "Q" * 36
 EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["']?(?!#)[^"'\s>]|url\(|@import|https?://""", re.I)
 
 
@@ -43,14 +51,14 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def screenshot(page: Path, png: Path) -> Image.Image:
+def screenshot(page: Path, png: Path, height: int = 2600) -> Image.Image:
     """The page as headless Chromium draws it, with no network (a proxy nobody answers)."""
     browser = chromium()
     if browser is None:
         pytest.skip("no chromium: .ci/run installs Debian's chromium package")
     command = [
         browser, "--headless", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-        "--proxy-server=127.0.0.1:9", "--window-size=1100,2600", f"--screenshot={png}",
+        "--proxy-server=127.0.0.1:9", f"--window-size=1100,{height}", f"--screenshot={png}",
         f"--user-data-dir={png.parent / 'chromium-profile'}", page.resolve().as_uri(),
     ]  # fmt: skip
     if os.geteuid() == 0:
@@ -112,6 +120,17 @@ def test_the_search_heal_report_is_self_contained_and_shows_what_happened(search
     assert "<code>comparison-operator</code>" in html
     assert 'aria-label="suspiciousness of pkg/age.py"' in html
     assert "The model's part" not in html  # no model ran
+    # one suspect line: the strip and the source show it among its neighbours (the file has two)
+    assert re.findall(r"<title>pkg/age.py:(\d+)", html) == ["1", "2"]
+    assert '<span class="ln">1</span>def is_adult(age):</div>' in html
+    assert '<span class="ln">2</span>    return age &gt; 18<span class="score">0.495</span>' in html
+    # no test shipped, and the page says what the test writers did
+    assert "No new test was shipped.</p>" in html
+    assert re.search(r"<li>edge cases for is_adult: \d+ inputs probed, 0 test\(s\) written", html)
+    assert (
+        "<li>proof run: 0 fail before the fix and pass with it, 0 pass on both (guards), 0 discarded</li>"
+        in html
+    )
 
 
 def test_selfheal_report_renders_a_run_folder_again(search_run, tmp_path, capsys):
@@ -132,10 +151,18 @@ def test_the_search_heal_report_in_headless_chromium(search_run, tmp_path):
     keep(tmp_path / "search.png")
 
 
-def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_path):
-    debugger = ScriptedModel([Reply(json.dumps(CONCLUSION), usage=Usage(1400, 120))])
+def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_path, monkeypatch):
+    monkeypatch.setenv("SELFHEAL_TEST_API_KEY", SECRET)  # the process scrubber masks its value
+    snippet = "from intervals.core import Interval, merge\nprint(merge([Interval(1, 3), Interval(3, 5)]))\n"
+    snippet += 'print("ghp_" + "Q" * 36)'
+    debugger = ScriptedModel([
+        Reply("Let me run merge on touching intervals.",
+              tool_calls=(ToolCall("toolu_1", "run_snippet", {"code": snippet}),), usage=Usage(900, 60)),
+        Reply(json.dumps(CONCLUSION), usage=Usage(1400, 120)),
+    ])  # fmt: skip
     generator = ScriptedModel([
-        Reply("Merge touching intervals: compare with <=.\n\nintervals/core.py\n<<<<<<< SEARCH\n"
+        Reply(f"Merge touching intervals: compare with <= (the key {SECRET} is not needed).\n\n"
+              "intervals/core.py\n<<<<<<< SEARCH\n"
               + BUGGY + "=======\n" + FIXED + ">>>>>>> REPLACE\n", usage=Usage(1100, 70)),
     ])  # fmt: skip
     repo = intervals_repo(tmp_path)
@@ -147,17 +174,64 @@ def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_p
     config = build_config(repo, {"python": sys.executable, "memory": False})
     result = heal(config, LocalSandbox(), trace, model=setup)
     assert result.status == "healed", result.error
+    # kept as said (the tool really printed the token), scrubbed where it is written
+    kept = json.dumps(result.conversation)
+    assert PRINTED_TOKEN in kept and SECRET in kept
     out = tmp_path / "out"
     write_outputs(result, trace, out)
+
+    written = (out / CONVERSATION_FILE).read_text(encoding="utf-8")
+    calls = [json.loads(line) for line in written.splitlines()]
+    assert [(c["role"], c["call"], c["conversation"]) for c in calls] == [
+        ("debugger", 1, 1), ("debugger", 2, 1), ("generator", 1, 1),
+    ]  # fmt: skip
+    first, second, answer = calls
+    assert [t["kind"] for t in first["turns"]] == ["system", "user", "assistant", "tool_call"]
+    assert first["turns"][3]["tool"] == "run_snippet" and "merge([Interval(1, 3)" in first["turns"][3]["text"]
+    # the second call adds only what is new to its conversation: the tool's result and the answer
+    assert [t["kind"] for t in second["turns"]] == ["tool_result", "assistant"]
+    assert second["turns"][0]["tool"] == "run_snippet"
+    assert "Interval(start=1, end=3), Interval(start=3, end=5)" in second["turns"][0]["text"]
+    assert second["turns"][1]["text"] == json.dumps(CONCLUSION)
+    assert (second["tokens_in"], second["tokens_out"]) == (1400, 120)
+    assert answer["turns"][-1]["kind"] == "assistant"
+    assert answer["turns"][-1]["text"].startswith("Merge touching intervals: compare with <= (the key *** is")
+
     html = (out / HTML_FILE).read_text(encoding="utf-8")
+    for text in (written, html):
+        assert PRINTED_TOKEN not in text and SECRET not in text
+        assert "***" in text
     assert_self_contained(html)
     assert "The model's part" in html
-    assert "<summary>debugger — 1400 in / 120 out" in html
-    assert "<summary>generator — 1100 in / 70 out" in html
-    assert "<details><summary>debugger" in html  # collapsed until opened
-    image = screenshot(out / HTML_FILE, tmp_path / "model.png")
-    assert_drawn(image)
+    assert "<summary>debugger — 2300 in / 180 out, $0.0 · 2 call(s)</summary>" in html
+    assert "<summary>generator — 1100 in / 70 out, $0.0 · 1 call(s)</summary>" in html
+    assert '<details class="role"><summary>debugger' in html  # collapsed until opened
+    assert "Let me run merge on touching intervals." in html  # the debugger's words
+    assert "Interval(start=1, end=3), Interval(start=3, end=5)" in html  # what its tool showed it
+    assert (
+        "Merge touching intervals: compare with &lt;= (the key *** is not needed)." in html
+    )  # the generator's
+
+    # `selfheal report` draws the same page again from the folder alone
+    again = tmp_path / "again"
+    shutil.copytree(out, again)
+    (again / HTML_FILE).unlink()
+    assert main(["report", str(again)]) == 0
+    assert (again / HTML_FILE).read_text(encoding="utf-8") == html
+
+    image = screenshot(out / HTML_FILE, tmp_path / "model.png", height=4000)
+    counts = assert_drawn(image)
+    assert counts[ROLE_EDGE] > 300, "no model role is drawn"
+    assert counts[MODEL_SAID] == 0 and counts[TOOL_SAID] == 0  # collapsed: the texts are not shown
     keep(tmp_path / "model.png")
+    # as a reader who opened both roles sees it
+    opened = out / "opened.html"
+    opened.write_text(html.replace('<details class="role">', '<details class="role" open>'), encoding="utf-8")
+    image = screenshot(opened, tmp_path / "model-opened.png", height=5000)
+    counts = colours(image)
+    assert counts[MODEL_SAID] > 2000, "the model's answers are not drawn"
+    assert counts[TOOL_SAID] > 2000, "the tool's result is not drawn"
+    keep(tmp_path / "model-opened.png")
 
 
 def test_a_report_of_1500_screenings_stays_under_two_megabytes(search_run):
@@ -176,3 +250,17 @@ def test_a_report_of_1500_screenings_stays_under_two_megabytes(search_run):
     size = len(html.encode("utf-8"))
     assert html.count("<title>#") == 1500  # every screening is on the timeline
     assert size < 2 * 1024 * 1024, size
+
+
+def test_report_html_draws_one_suspect_line_among_its_neighbours():
+    excerpt = suspect_excerpt(suspects(("a.py", 15)), {"a.py": SOURCE})
+    report = {
+        "status": "not_healed", "repo": "r", "provider": "none",
+        "sandbox": {"backend": "local", "isolation": "x"},
+        "localization": [{"file": "a.py", "line": 15, "function": "f", "score": 0.9}],
+    }  # fmt: skip
+    html = render_html(RunFiles(report, [{"node": "localize", "start": 1.0, "end": 1.1, "excerpt": excerpt}]))
+    assert 'a.py</code> <span class="muted">lines 12\u201318' in html
+    assert re.findall(r"<title>a\.py:(\d+)", html) == [str(n) for n in range(12, 19)]
+    assert '<span class="ln">15</span>line_15 = 15<span class="score">0.9</span>' in html
+    assert '<span class="ln">12</span>line_12 = 12</div>' in html

@@ -9,6 +9,7 @@ from typing import Any
 
 from selfheal.agent.model.llm.base import Message, Provider, Reply, ToolSpec, Usage
 from selfheal.agent.model.llm.settings import Price
+from selfheal.agent.model.llm.transcript import Transcript
 
 log = logging.getLogger(__name__)
 _warned: set[str] = set()
@@ -117,11 +118,12 @@ class UsageLedger:
 @dataclass
 class MeteredProvider:
     """A provider whose every reply is recorded in a ledger under one role, and which makes no
-    call once the ledger's budget is spent."""
+    call once the ledger's budget is spent. With a transcript, what each call said is kept too."""
 
     provider: Provider
     role: str
     ledger: UsageLedger
+    transcript: Transcript | None = None
 
     @property
     def name(self) -> str:
@@ -144,6 +146,13 @@ class MeteredProvider:
         max_tokens: int,
     ) -> Reply:
         self.ledger.check()
-        reply = self.provider.complete(messages, tools=tools, schema=schema, max_tokens=max_tokens)
+        try:
+            reply = self.provider.complete(messages, tools=tools, schema=schema, max_tokens=max_tokens)
+        except Exception as exc:
+            if self.transcript is not None:
+                self.transcript.record(self.role, messages, None, error=f"{type(exc).__name__}: {exc}")
+            raise
         self.ledger.record(self.role, self.provider.name, reply)
+        if self.transcript is not None:
+            self.transcript.record(self.role, messages, reply)
         return reply
