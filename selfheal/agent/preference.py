@@ -15,7 +15,8 @@ do. Within each strategy's candidates (the strategy's order breaks ties):
    plausible patches prefer ... the one that changes the least behaviour on generated inputs
    outside the failing ones"): the edge-case generator's inputs run on the base and on each
    candidate (agent/newtests/edgecases/behaviour.py), and a candidate is charged one per input
-   whose outcome it changes. Measured only when a strategy has several candidates to order.
+   whose outcome it changes, compared by powers of two (`Preference.scale`). Measured only when
+   a strategy has several candidates to order.
 """
 
 from __future__ import annotations
@@ -45,7 +46,14 @@ class Preference:
 
     @property
     def key(self) -> tuple[bool, bool, float]:
-        return self.overfit, bool(self.bypass), math.inf if self.behaviour is None else self.behaviour
+        return self.overfit, bool(self.bypass), self.scale
+
+    @property
+    def scale(self) -> float:
+        """The behaviour changed, by powers of two: 40 inputs against 3 is a difference; 98 against
+        100 is not (the fix of a wrong constant changes every output, and so does a wrong fix that
+        happens to agree on one input), and the strategy's own order decides between them."""
+        return math.inf if self.behaviour is None else float(int(math.log2(self.behaviour + 1)))
 
 
 def order_plausible(

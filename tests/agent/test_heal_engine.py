@@ -170,8 +170,10 @@ def test_a_worker_that_disagrees_with_the_real_run_is_replaced(make_repo, run_he
                 assert inc(1) == 2
 
             def test_grows_when_run_by_pytest():
-                # inspects how it was started: true under pytest, false in the screening worker
+                # inspects how it was started: true under the whole test command only; false in the
+                # screening worker (no pytest in argv) and in a fresh run of chosen tests (node ids)
                 assert inc(5) > 5 and "pytest" in " ".join(sys.argv)
+                assert not any("::" in arg for arg in sys.argv)
             """,
         }
     )
