@@ -32,7 +32,7 @@ BUILT, REPRODUCED, EXCLUDED, UNAVAILABLE = "built", "reproduced", "excluded", "u
 SKIPPED_IN_COPY = shutil.ignore_patterns(
     "*.egg-info", "__pycache__", "*.pyc", ".pytest_cache", ".tox", ".gitignore"
 )
-BUILDER_VERSION = 3  # a change of how tasks are built rebuilds every task
+BUILDER_VERSION = 4  # a change of how tasks are built rebuilds every task
 STAMP = "build.json"
 BOTH_FAIL = (
     "fails with the buggy sources and with the fix's sources alike here "

@@ -14,6 +14,9 @@ RUN_TIMEOUT_S = 600
 ANSI = re.compile(r"\x1b\[[0-9;]*m")  # a project's ini may force colour on
 # `-rA` prints one line per test at the end: "PASSED tests/test_a.py::test_b", "FAILED ... - why"
 OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S.*?)(?:\s+-\s.*)?$")
+# pytest >= 9 prints a unittest test whose subTest()s failed as PASSED, and each failed subtest on
+# its own line: "SUBFAILED(n=3) tests/test_a.py::T::test_b - why"; the test did fail
+SUBFAILED = re.compile(r"^SUBFAILED\S*(?:\s.*)?$")
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,25 @@ def run_pytest(root: Path, args: list[str], timeout: float = RUN_TIMEOUT_S) -> P
         os.killpg(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
         return PytestRun(-1, {}, output[-3000:], timed_out=True)
+    return PytestRun(process.returncode, parse_outcomes(output), output[-3000:])
+
+
+def parse_outcomes(output: str) -> dict[str, str]:
+    """Node id -> outcome from the `-rA` summary; a test with a failed subtest is FAILED."""
     outcomes: dict[str, str] = {}
+    subfailed = []
     for line in ANSI.sub("", output).splitlines():
         match = OUTCOME.match(line)
         if match:
             outcomes[match[2]] = match[1]
-    return PytestRun(process.returncode, outcomes, output[-3000:])
+        elif SUBFAILED.match(line):
+            subfailed.append(line)
+    for line in subfailed:
+        # the subtest's description may hold spaces: find the test's own node id in the line
+        for test in outcomes:
+            if line.endswith(f" {test}") or f" {test} - " in line:
+                outcomes[test] = "FAILED"
+    return outcomes
 
 
 def covers(listed: str, test: str) -> bool:

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,14 +88,20 @@ class SdistCache:
         if target.is_dir():
             return target
         archive = self.download(project, version)
-        staging = target.with_name(target.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        _unpack(archive, staging)
-        entries = [p for p in staging.iterdir()]
-        top = entries[0] if len(entries) == 1 and entries[0].is_dir() else staging
-        top.rename(target) if top is not staging else staging.rename(target)
-        shutil.rmtree(staging, ignore_errors=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # a staging folder of its own: two builds of one release (--jobs 2) unpack it at once
+        staging = Path(tempfile.mkdtemp(prefix=target.name + ".partial-", dir=target.parent))
+        try:
+            _unpack(archive, staging)
+            entries = [p for p in staging.iterdir()]
+            top = entries[0] if len(entries) == 1 and entries[0].is_dir() else staging
+            try:
+                top.rename(target)
+            except OSError:
+                if not target.is_dir():  # not the other build's tree: a real failure
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
         return target
 
 

@@ -42,5 +42,5 @@ def test_the_manifest_spans_projects_and_leaves_out_bugsinpy():
         "pandas", "PySnooper", "sanic", "scrapy", "spacy", "thefuck", "tornado", "tqdm", "youtube-dl",
     }  # fmt: skip
     assert not projects & bugsinpy
-    assert len(bugs) == 20 and len(projects) == 9
+    assert len(bugs) == 34 and len(projects) == 12
     assert sum("multi-function" in bug.kind for bug in bugs) >= 5
