@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,14 +88,21 @@ class SdistCache:
         if target.is_dir():
             return target
         archive = self.download(project, version)
-        staging = target.with_name(target.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        _unpack(archive, staging)
-        entries = [p for p in staging.iterdir()]
-        top = entries[0] if len(entries) == 1 and entries[0].is_dir() else staging
-        top.rename(target) if top is not staging else staging.rename(target)
-        shutil.rmtree(staging, ignore_errors=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # a staging folder of its own: two builds of the same release (threads of --jobs, or two
+        # builders sharing the cache) unpack side by side, and the first rename wins
+        staging = Path(tempfile.mkdtemp(prefix=f"{target.name}.", suffix=".partial", dir=target.parent))
+        try:
+            _unpack(archive, staging)
+            entries = [p for p in staging.iterdir()]
+            top = entries[0] if len(entries) == 1 and entries[0].is_dir() else staging
+            try:
+                top.rename(target)
+            except OSError:
+                if not target.is_dir():
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
         return target
 
 
