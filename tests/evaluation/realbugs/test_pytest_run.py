@@ -24,5 +24,8 @@ def test_a_run_whose_output_is_no_utf8_is_still_read(tmp_path):
     (tmp_path / "test_bytes.py").write_text(SUITE, encoding="utf-8")
     run = run_pytest(tmp_path, ["-s", "test_bytes.py"])  # uncaptured, the byte reaches the pipe as is
     assert run.returncode == 1
-    assert run.outcomes == {"test_bytes.py::test_writes_a_raw_byte": "FAILED", "test_bytes.py::test_plain": "PASSED"}
+    assert run.outcomes == {
+        "test_bytes.py::test_writes_a_raw_byte": "FAILED",
+        "test_bytes.py::test_plain": "PASSED",
+    }
     assert "name: \ufffd" in run.output
