@@ -44,6 +44,8 @@ def run_pytest(root: Path, args: list[str], timeout: float = RUN_TIMEOUT_S) -> P
     command = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *args, "--color=no"]
     process = subprocess.Popen(
         command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        # a suite may print bytes that are no UTF-8 (a test of undecodable file names)
+        encoding="utf-8", errors="replace",
         start_new_session=True,
     )  # fmt: skip
     try:
