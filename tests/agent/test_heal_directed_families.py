@@ -310,40 +310,36 @@ def test_a_format_precision_is_taken_from_the_expected_text(make_repo, run_heal,
     assert added == ['    return f"{amount:.2f} EUR"']
 
 
-def test_a_hand_written_alphabet_becomes_the_wider_standard_constant(make_repo, run_heal, tmp_path):
+def test_a_rounded_literal_becomes_the_standard_named_constant(make_repo, run_heal, tmp_path):
     result = heal_repo(
         make_repo,
         run_heal,
         tmp_path,
         {
-            "names/__init__.py": "",
-            "names/check.py": '''
-            """Which names are plain words."""
-
-            ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+            "geometry/__init__.py": "",
+            "geometry/circles.py": '''
+            """Circles."""
 
 
-            def is_plain(name):
-                return bool(name) and all(c in ALPHABET for c in name)
+            def area(radius):
+                return 3.14 * radius * radius
             ''',
-            "tests/test_check.py": """
-            from names.check import is_plain
+            "tests/test_circles.py": """
+            import pytest
+
+            from geometry.circles import area
 
 
-            def test_lower_case_is_plain():
-                assert is_plain("ada")
+            def test_no_radius_no_area():
+                assert area(0) == 0
 
 
-            def test_digits_are_not_plain():
-                assert not is_plain("ada1")
-
-
-            def test_capitals_are_plain():
-                assert is_plain("Ada")
+            def test_area_of_a_circle():
+                assert area(2) == pytest.approx(12.566370614359172)
             """,
         },
-        failing={"tests/test_check.py::test_capitals_are_plain"},
+        failing={"tests/test_circles.py::test_area_of_a_circle"},
     )
     removed, added = diff_lines(result.patch)
-    assert removed == ['ALPHABET = "abcdefghijklmnopqrstuvwxyz"']
-    assert added == ["import string", "ALPHABET = string.ascii_letters"]
+    assert removed == ["    return 3.14 * radius * radius"]
+    assert added == ["import math", "    return math.pi * radius * radius"]

@@ -290,8 +290,10 @@ def missing_keys(src: SourceFile, statement: ast.stmt, parents, crash: Crash) ->
         if isinstance(node.slice, ast.Slice):
             continue
         container, key = src.segment(node.value), src.segment(node.slice)
-        exact = isinstance(node.slice, ast.Constant) and repr(node.slice.value) == crash.message
-        weight = 1.0 if exact else 0.85
+        constant = isinstance(node.slice, ast.Constant)
+        if constant and repr(node.slice.value) != crash.message:
+            continue  # a constant key the message does not name is not the missing one
+        weight = 1.0 if constant else 0.85
         method = _method_on(node, parents)
         if method in ("append", "extend", "add", "update", "insert"):
             empty = "set()" if method == "add" else "{}" if method == "update" else "[]"

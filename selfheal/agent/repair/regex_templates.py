@@ -135,12 +135,12 @@ def _variants(pattern: str, inputs: tuple[str, ...]) -> Iterator[tuple[str, floa
             yield before + "\\." + after, 0.8, "`.` escaped: a literal dot"
         elif token == "\\.":
             yield before + "." + after, 0.5, "`\\.` unescaped: any character"
-        elif token == "\x08":
-            yield before + "\\b" + after, 1.0, 'a backspace (non-raw `"\\b"`) -> the word boundary `\\b`'
         elif token in ("^", "$"):
             yield before + after, 0.6, f"anchor `{token}` dropped"
         elif token == "|":
             yield from _alternatives(tokens, i, inputs)
+    if "\x08" in pattern:
+        yield pattern.replace("\x08", "\\b"), 1.0, 'backspaces (a non-raw `"\\b"`) -> word boundaries `\\b`'
     if not pattern.startswith("^"):
         yield "^" + pattern, 0.6, "anchored at the start: `^`"
     if not pattern.endswith("$") and not pattern.endswith("\\Z"):
