@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Iterator
 
 from selfheal.agent.repair.edits import Edit, SourceFile
-from selfheal.agent.repair.mutation import Mutation, called_name, short
+from selfheal.agent.repair.mutation import Mutation, called_name, header_nodes, short
 
 REGEX_FUNCTIONS = {"compile", "match", "fullmatch", "search", "findall", "finditer", "sub", "subn", "split"}
 FUNCTION_SWAPS = {
@@ -39,10 +39,10 @@ SHORTHANDS = {"\\d": "\\w", "\\w": "\\S", "\\s": "[\\s,;]"}
 def pattern_literals(
     src: SourceFile, statement: ast.stmt, parents: dict[ast.AST, ast.AST]
 ) -> list[ast.Constant]:
-    """String constants in the statement that are used as regular expressions."""
-    pattern_names = _pattern_names(src)
+    """String constants on the statement's own lines that are used as regular expressions."""
+    pattern_names: set[str] | None = None  # read from the whole module only when needed
     found = []
-    for node in ast.walk(statement):
+    for node in (n for header in header_nodes(statement) for n in ast.walk(header)):
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             continue
         parent = parents.get(node)
@@ -50,6 +50,8 @@ def pattern_literals(
             found.append(node)
         elif isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if pattern_names is None:
+                pattern_names = _pattern_names(src)
             if any(isinstance(t, ast.Name) and t.id in pattern_names for t in targets):
                 found.append(node)
     return found
