@@ -76,7 +76,16 @@ def test_a_name_error_under_the_projects_own_tracer_is_fixed_by_spelling(make_re
         },
         failing={"tests/test_summary.py::test_spread_of_a_series"},
     )
-    assert result.localization.crashes[0].exception == "NameError"
+    crash = result.localization.crashes[0]
+    assert (crash.file, crash.exception, crash.message) == (
+        "stats/summary.py",
+        "NameError",
+        "name 'lowst' is not defined",
+    )
+    site = next(s for s in result.localization.lines if (s.file, s.line) == (crash.file, crash.line))
+    assert result.localization.had_coverage
+    assert site.ochiai == 0.0  # the project's own tracer hid the crash line from coverage
+    assert site.score == result.localization.lines[0].score  # yet it ranks with the best line
     removed, added = diff_lines(result.patch)
     assert removed == ["    return highest - lowst"]
     assert added == ["    return highest - lowest"]
