@@ -7,6 +7,10 @@ Two kinds of evidence, combined per line:
 - traceback: frames of the failing tests' tracebacks that lie in project source (not tests, not
   site-packages); the frame that raised weighs most, callers less.
 
+A crash site (the deepest project frame of a traceback, `crashes`) is a suspect whatever coverage
+says: coverage is blind under a tracer the project installs itself, in threads and subprocesses,
+so a crash line it never saw ranks level with the best line instead of at the traceback's weight.
+
 Only project source files are ever suspects: files that the protected globs (tests, CI) do not
 match, inside the workspace, and Python.
 """
@@ -21,6 +25,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from selfheal.agent.localize.crashes import Crash, crash_sites
 from selfheal.agent.run.junit import TestOutcome
 from selfheal.agent.run.testrun import CoverageMap
 from selfheal.agent.run.tracebacks import parse_frames
@@ -62,6 +67,7 @@ class Localization:
     lines: tuple[SuspiciousLine, ...]
     targets: tuple[Target, ...]
     had_coverage: bool
+    crashes: tuple[Crash, ...] = ()
 
     def top_lines(self, limit: int = 40, floor: float = 0.25) -> list[SuspiciousLine]:
         if not self.lines:
@@ -158,18 +164,27 @@ def localize(
     """Rank lines of `sources` ({relpath: text}) by how much they are to blame."""
     ochiai = _ochiai(failing, passing, coverage, set(sources)) if coverage else {}
     frames = _traceback_weights(failing, outcomes, set(sources), root)
+    crashes = crash_sites(failing, outcomes, set(sources), root)
     indexes = {path: FunctionIndex(text) for path, text in sources.items()}
 
-    lines = []
+    scores: dict[tuple[str, int], float] = {}
     for key in set(ochiai) | set(frames):
         spectrum, trace = ochiai.get(key, 0.0), frames.get(key, 0.0)
-        score = SPECTRUM_WEIGHT * spectrum + TRACEBACK_WEIGHT * trace if ochiai else trace
+        scores[key] = SPECTRUM_WEIGHT * spectrum + TRACEBACK_WEIGHT * trace if ochiai else trace
+    best = max(scores.values(), default=0.0)
+    for crash in crashes:
+        key = (crash.file, crash.line)
+        if crash.raised_here and ochiai.get(key, 0.0) == 0.0:
+            scores[key] = max(scores.get(key, 0.0), best)
+    lines = []
+    for key, score in scores.items():
         if score <= 0:
             continue
         path, line = key
+        spectrum, trace = ochiai.get(key, 0.0), frames.get(key, 0.0)
         lines.append(SuspiciousLine(path, line, score, spectrum, trace, indexes[path].function_at(line)))
     lines.sort(key=lambda s: (-s.score, -s.traceback, s.file, s.line))
-    return Localization(tuple(lines), _targets(lines, indexes), bool(ochiai))
+    return Localization(tuple(lines), _targets(lines, indexes), bool(ochiai), crashes)
 
 
 def _ochiai(

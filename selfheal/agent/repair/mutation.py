@@ -48,6 +48,18 @@ PRIORS = {
     "regex": 0.5,
     "grouping": 0.45,
     "normalize": 0.4,
+    # error-directed repairs at a crash site (crash_templates.py): they only run where a failing
+    # test raised the exception they answer, so they rank above every blind family there
+    "crash-name": 1.3,
+    "crash-arity": 1.2,
+    "crash-none": 1.1,
+    "crash-bound": 1.1,
+    # regex and string literals guided by the failing tests' inputs (regex_templates.py,
+    # string_templates.py)
+    "regex-edit": 0.55,
+    "separator": 0.5,
+    "format-field": 0.45,
+    "named-constant": 0.5,
 }
 
 ANNOTATION_DEFAULTS = {

@@ -19,7 +19,9 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 
+from selfheal.agent.repair.directed import directed_mutations
 from selfheal.agent.repair.edits import Candidate, SourceFile, apply_edits, content_key
+from selfheal.agent.repair.evidence import FailureEvidence
 from selfheal.agent.repair.mutation import (
     FunctionFacts,
     ModuleFacts,
@@ -108,11 +110,13 @@ class SearchStrategy:
             statements_seen.add(key)
             sites.append((suspect.file, statement, suspect.score, suspect.function))
         sites += self._module_definitions(sites, files, statements_seen)
+        evidence = FailureEvidence.of(context)
         recalled = context.recalled  # earlier heals of this repository: a reorder, never a filter
         for path, statement, score, function_name in sites:
             src, parents, module = files[path]
             facts = FunctionFacts(src, enclosing_function(statement, parents))
             mutations = itertools.chain(
+                directed_mutations(src, statement, parents, facts, evidence, context.sources),
                 statement_mutations(src, statement, parents, facts, module, context.hints),
                 template_mutations(src, statement, parents, facts, module),
             )

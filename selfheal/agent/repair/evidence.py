@@ -1,0 +1,82 @@
+"""What the failing tests tell the directed families: where they crashed and which inputs they used.
+
+`FailureEvidence.of(context)` gathers it once per search: the crash sites of the localization
+(exception type and message at a project line) and the string constants of the failing test
+functions (their inputs and expected outputs, with the parametrize values of their decorators and
+the module constants they read), which guide the regex and string-literal edits.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from selfheal.agent.localize.crashes import Crash
+from selfheal.agent.repair.strategy import RepairContext
+
+MAX_INPUTS = 60
+MAX_INPUT_LENGTH = 400
+
+
+@dataclass(frozen=True)
+class FailureEvidence:
+    crashes: tuple[Crash, ...] = ()
+    inputs: tuple[str, ...] = ()  # string constants of the failing tests, first seen first
+
+    @classmethod
+    def of(cls, context: RepairContext) -> FailureEvidence:
+        return cls(context.localization.crashes, failing_inputs(context.target_tests))
+
+    def crashes_at(self, path: str, statement: ast.stmt) -> list[Crash]:
+        last = statement.end_lineno or statement.lineno
+        return [c for c in self.crashes if c.file == path and statement.lineno <= c.line <= last]
+
+
+def failing_inputs(target_tests: dict[str, str]) -> tuple[str, ...]:
+    """String constants of each failing test function (by its node id) and what it reads."""
+    found: list[str] = []
+    for nodeid, text in target_tests.items():
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        function = _test_function(tree, nodeid)
+        roots: list[ast.AST] = [function] if function is not None else [tree]
+        if function is not None:
+            read = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+            roots += [
+                node
+                for node in tree.body
+                if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id in read for t in node.targets)
+            ]
+        for root in roots:
+            for node in ast.walk(root):
+                if (
+                    isinstance(node, ast.Constant)
+                    and isinstance(node.value, str)
+                    and 0 < len(node.value) <= MAX_INPUT_LENGTH
+                    and node.value not in found
+                ):
+                    found.append(node.value)
+    return tuple(found[:MAX_INPUTS])
+
+
+def _test_function(tree: ast.Module, nodeid: str) -> ast.AST | None:
+    parts = [re.sub(r"\[.*\]$", "", p) for p in nodeid.split("::")[1:]]
+    scope: list[ast.stmt] = tree.body
+    found: ast.AST | None = None
+    for part in parts:
+        found = next(
+            (
+                n
+                for n in scope
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part
+            ),
+            None,
+        )
+        if found is None:
+            return None
+        scope = found.body
+    return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
