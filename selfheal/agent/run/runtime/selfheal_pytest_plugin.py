@@ -43,8 +43,10 @@ WATCHED = (
 )  # fmt: skip
 
 
-class SelfhealTimeout(Exception):
-    """Raised inside a test that ran past the per-test time limit."""
+class SelfhealTimeout(BaseException):
+    """Raised inside a test that ran past the per-test time limit. A BaseException, and raised
+    again every half second until the test ends, so that a retry loop's `except Exception` (or
+    one that swallows even this) cannot keep the test hanging."""
 
 
 def _timeout_seconds(nodeid: str = "") -> float:
@@ -111,7 +113,7 @@ def pytest_runtest_call(item):
         raise SelfhealTimeout(f"test ran longer than {limit:g}s (selfheal per-test timeout)")
 
     signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, limit)
+    signal.setitimer(signal.ITIMER_REAL, limit, 0.5)
     try:
         yield
     finally:
