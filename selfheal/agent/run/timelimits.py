@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from selfheal.agent.run.junit import TestOutcome
 
 HANG_PROBE_S = 10.0  # a test still running after this long at baseline (idle machine) hangs
+PROBE_LOAD_CAP = 3.0
 SCREEN_MULTIPLE = 5.0  # a screened test may take this many times its baseline duration ...
 SCREEN_FLOOR_S = 1.0  # ... and never less than this (idle machine)
 STARTUP_FLOOR_S = 10.0  # pytest's start-up and collection in a fresh process (idle machine)
@@ -42,8 +43,10 @@ def load_factor() -> float:
 
 
 def hang_probe(test_timeout: float, load: float) -> float:
-    """The baseline's per-test limit: the user's, or the probe when that is shorter."""
-    return min(test_timeout, HANG_PROBE_S * load)
+    """The baseline's per-test limit: the user's, or the probe when that is shorter. The probe
+    grows with the load, up to PROBE_LOAD_CAP times: past that a hang would cost more than the
+    slow test it guards against."""
+    return min(test_timeout, HANG_PROBE_S * min(load, PROBE_LOAD_CAP))
 
 
 def timed_out(outcome: TestOutcome) -> bool:
