@@ -17,6 +17,7 @@ into a "timeout".
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from selfheal.agent.run.junit import TestOutcome
 
 HANG_PROBE_S = 10.0  # a test still running after this long at baseline (idle machine) hangs
-PROBE_LOAD_CAP = 3.0
+PROBE_LOAD_CAP = 2.0
 SCREEN_MULTIPLE = 5.0  # a screened test may take this many times its baseline duration ...
 SCREEN_FLOOR_S = 1.0  # ... and never less than this (idle machine)
 STARTUP_FLOOR_S = 10.0  # pytest's start-up and collection in a fresh process (idle machine)
@@ -47,6 +48,13 @@ def hang_probe(test_timeout: float, load: float) -> float:
     grows with the load, up to PROBE_LOAD_CAP times: past that a hang would cost more than the
     slow test it guards against."""
     return min(test_timeout, HANG_PROBE_S * min(load, PROBE_LOAD_CAP))
+
+
+def screen_floor(load: float) -> float:
+    """The least a screened test is given. It covers a test's fixed costs (set-up, a first
+    import), which grow with the load, but it is already many times what a quick test takes, so
+    it grows with the load's square root, not the load."""
+    return SCREEN_FLOOR_S * math.sqrt(load)
 
 
 def timed_out(outcome: TestOutcome) -> bool:
@@ -84,7 +92,7 @@ class TimeLimits:
         with no duration (it hung, or is new) gets the slowest finished test's."""
         seconds = self.durations.get(nodeid, self.slowest)
         slower = max(1.0, load / self.baseline_load)  # durations were measured under the baseline's load
-        return min(self.ceiling, max(SCREEN_FLOOR_S * load, SCREEN_MULTIPLE * seconds * slower))
+        return min(self.ceiling, max(screen_floor(load), SCREEN_MULTIPLE * seconds * slower))
 
     def screen_limits(self, tests: Iterable[str], load: float) -> dict[str, float]:
         return {t: round(self.screen_limit(t, load), 3) for t in tests}

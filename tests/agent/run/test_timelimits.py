@@ -43,11 +43,11 @@ def test_a_test_the_baseline_never_ran_gets_the_slowest_finished_tests_limit():
 
 def test_load_raises_the_floor_and_what_the_baseline_measured_idle():
     loaded = limits(load=1.0)
-    assert loaded.screen_limit("tests/test_a.py::test_fast", load=4.0) == 4.0
+    assert loaded.screen_limit("tests/test_a.py::test_fast", load=4.0) == 2.0  # the floor, x sqrt(4)
     assert loaded.screen_limit("tests/test_a.py::test_slow", load=4.0) == 8.0
     # durations measured under the same load are not scaled again
     same = limits(load=4.0)
-    assert same.screen_limit("tests/test_a.py::test_slow", load=4.0) == 4.0
+    assert same.screen_limit("tests/test_a.py::test_slow", load=4.0) == 2.0
 
 
 def test_the_users_limit_caps_every_screening_limit():
@@ -69,5 +69,5 @@ def test_a_verdict_run_gives_only_the_hung_tests_the_probe():
 def test_the_hang_probe_grows_with_load_up_to_a_cap_and_never_past_the_users_limit():
     assert hang_probe(60.0, load=1.0) == 10.0
     assert hang_probe(60.0, load=2.0) == 20.0
-    assert hang_probe(60.0, load=6.5) == 30.0
+    assert hang_probe(60.0, load=6.5) == 20.0
     assert hang_probe(5.0, load=1.0) == 5.0
