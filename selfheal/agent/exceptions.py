@@ -132,8 +132,13 @@ class HealInterrupted(KeyboardInterrupt):
     before it exits. `signum`: the signal that raised `cause` (SIGINT for a plain Ctrl-C)."""
 
     def __init__(self, result: Any, cause: KeyboardInterrupt) -> None:
-        super().__init__(str(cause) or "interrupted")
+        super().__init__(self.describe(cause))
         self.result = result
         self.cause = cause
         self.signum = int(getattr(cause, "signum", signal.SIGINT))
         self.out_dir: Any = None  # the folder its report went to, once a caller wrote it
+
+    @staticmethod
+    def describe(cause: KeyboardInterrupt) -> str:
+        """The signal that stopped the heal: SIGINT for a plain KeyboardInterrupt (Ctrl-C)."""
+        return str(cause) or f"stopped by {signal.Signals(getattr(cause, 'signum', signal.SIGINT)).name}"

@@ -110,7 +110,7 @@ def heal(
                 result = run.stopped(str(exc))
             except KeyboardInterrupt as exc:  # SIGTERM (the CLI raises it as one) or Ctrl-C
                 interrupted = exc
-                result = run.stopped(f"the heal was {exc or 'interrupted'}")
+                result = run.stopped(f"the heal was {HealInterrupted.describe(exc)}")
         finally:
             session.close()
     finally:
