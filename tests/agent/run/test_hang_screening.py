@@ -94,9 +94,7 @@ def hanging(base: dict[str, str]) -> dict[str, str]:
     """`index += 1` dropped: first_index loops forever on anything but the first item."""
     text = base["queue_tools/drain.py"]
     assert "        index += 1\n" in text
-    return {
-        "queue_tools/drain.py": text.replace("        index += 1\n", "        index += 0\n")
-    }
+    return {"queue_tools/drain.py": text.replace("        index += 1\n", "        index += 0\n")}
 
 
 def test_the_fork_worker_stops_a_hanging_candidate_at_each_tests_own_limit(make_repo):
