@@ -133,11 +133,11 @@ def _run(env: Mapping[str, str], log: JobLog, out: JobLog) -> int:
         how = f"stopped by {signal.Signals(signum).name}"
         # a heal the signal stopped wrote its report first (status, what it tried): say where
         written = exc.out_dir if isinstance(exc, HealInterrupted) else None
-        report = relative_to_workspace(env, written) if written is not None else ""
+        folder = relative_to_workspace(env, written) if written is not None else ""
         return _failed(env, log, f"{how} before the end; a pushed branch without its pull request was "
                        "removed, and the next run starts afresh"
-                       + (f"; the heal's report (what it tried): {report}/report.json" if report else ""),
-                       128 + signum, outputs={"report-path": report} if report else None)  # fmt: skip
+                       + (f"; the heal's report (what it tried): {folder}/report.json" if folder else ""),
+                       128 + signum, outputs={"report-path": folder} if folder else None)  # fmt: skip
     except (BotError, SelfhealError) as exc:
         return _failed(env, log, str(exc), EXIT_FAILED)
     except Exception as exc:  # reported; the traceback when asked for
