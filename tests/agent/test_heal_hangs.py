@@ -73,7 +73,7 @@ DEFIANT = {
 def test_a_hanging_test_is_named_at_baseline_and_the_loop_healed(make_repo):
     repo = make_repo(COUNTDOWN)
     trace = Trace()
-    result = heal(build_config(repo, {"python": sys.executable, "max_minutes": 4}), LocalSandbox(), trace)
+    result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), trace)
 
     hung = "tests/test_count.py::test_uneven_steps"
     baseline = next(e for e in trace.events if e.node == "baseline")
