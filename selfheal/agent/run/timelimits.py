@@ -27,7 +27,7 @@ from selfheal.agent.run.junit import TestOutcome
 HANG_PROBE_S = 10.0  # a test still running after this long at baseline (idle machine) hangs
 PROBE_LOAD_CAP = 2.0
 SCREEN_MULTIPLE = 5.0  # a screened test may take this many times its baseline duration ...
-SCREEN_FLOOR_S = 0.5  # ... and never less than this (idle machine)
+SCREEN_FLOOR_S = 0.25  # ... and never less than this (idle machine; the alarm times the call, not set-up)
 STARTUP_FLOOR_S = 10.0  # pytest's start-up and collection in a fresh process (idle machine)
 STARTUP_MULTIPLE = 3.0  # ... or this many times what it took at baseline, whichever is longer
 TIMEOUT_MARK = "per-test timeout"  # in the message of a test the plugin's alarm stopped

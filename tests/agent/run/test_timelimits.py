@@ -30,9 +30,9 @@ def test_the_tests_the_probe_stopped_are_the_hung_ones():
 
 def test_a_screened_test_gets_a_multiple_of_its_duration_above_the_floor():
     assert limits().screen_limits(list(OUTCOMES), load=1.0) == {
-        "tests/test_a.py::test_fast": 0.5,  # 5 x 0.01 s is under the floor
+        "tests/test_a.py::test_fast": 0.25,  # 5 x 0.01 s is under the floor
         "tests/test_a.py::test_slow": 2.0,  # 5 x 0.4 s
-        "tests/test_a.py::test_wrong": 0.5,
+        "tests/test_a.py::test_wrong": 0.25,
         "tests/test_a.py::test_hangs": 2.0,  # no duration of its own: the slowest finished test's
     }
 
@@ -43,7 +43,7 @@ def test_a_test_the_baseline_never_ran_gets_the_slowest_finished_tests_limit():
 
 def test_load_raises_the_floor_and_what_the_baseline_measured_idle():
     loaded = limits(load=1.0)
-    assert loaded.screen_limit("tests/test_a.py::test_fast", load=4.0) == 1.0  # the floor, x sqrt(4)
+    assert loaded.screen_limit("tests/test_a.py::test_fast", load=4.0) == 0.5  # the floor, x sqrt(4)
     assert loaded.screen_limit("tests/test_a.py::test_slow", load=4.0) == 8.0
     # durations measured under the same load are not scaled again
     same = limits(load=4.0)
