@@ -21,7 +21,7 @@ from typing import TextIO
 from selfheal import __version__
 from selfheal.agent.config import HealConfig, build_config, choose_sandbox_for
 from selfheal.agent.events import Fanout, Trace
-from selfheal.agent.exceptions import ConfigError, SelfhealError
+from selfheal.agent.exceptions import ConfigError, HealInterrupted, SelfhealError
 from selfheal.agent.loop import heal
 from selfheal.agent.model.llm import ROLES
 from selfheal.agent.model.prompts import PromptLibrary
@@ -474,6 +474,8 @@ def execute(
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
     except SelfhealError as exc:
         return _fail(f"selfheal: {exc}", EXIT_NOT_HEALED)
+    except HealInterrupted as exc:  # the heal stopped where it was: its report says what was tried
+        return _write_interrupted(exc, trace, out_dir, scrubber)
     except KeyboardInterrupt as exc:
         how = str(exc) or "interrupted"
         return _fail(f"selfheal: {how}; the repository was not changed", interrupted_exit(exc))
@@ -505,6 +507,16 @@ def execute(
     else:
         _print_outcome(result, report, out_dir, applied)
     return EXIT_OK if result.status in (HEALED, NOTHING_TO_HEAL) else EXIT_NOT_HEALED
+
+
+def _write_interrupted(exc: HealInterrupted, trace: Trace, out_dir: Path, scrubber: Scrubber) -> int:
+    """The report of a heal a signal stopped, then the exit code of that signal (143, 130)."""
+    code = interrupted_exit(exc.cause)
+    try:
+        write_outputs(exc.result, trace, out_dir, scrubber)
+    except (SelfhealError, KeyboardInterrupt) as error:
+        return _fail(f"selfheal: {exc}; its report could not be written ({error})", code)
+    return _fail(f"selfheal: {exc}; report: {out_dir / 'report.json'}; the repository was not changed", code)
 
 
 def _apply(config: HealConfig, result: HealResult) -> str | None:

@@ -1,6 +1,7 @@
 """`selfheal heal` under faults around it: its output folder on a disk that fills up, and SIGTERM
-while it heals. Each ends with one clear line and an exit code, no traceback, no report.json that
-looks whole but is not, and nothing of the sandbox left running."""
+or SIGINT while it heals. Each ends with one clear line and an exit code, no traceback, no
+report.json that looks whole but is not, and nothing of the sandbox left running; a heal the
+signal stopped writes the report of what it tried before it exits."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from tests.agent.test_heal_hangs import DEFIANT
+from tests.conftest import SCHEMA
 from tests.test_cli import BUGGY, status_porcelain
 
 pytestmark = pytest.mark.slow
@@ -35,11 +39,15 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-def _heal(repo: Path, out: Path, cwd: Path) -> subprocess.Popen[str]:
+def _heal(repo: Path, out: Path, cwd: Path, *flags: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "selfheal", "heal", str(repo), "--out", str(out), "--sandbox", "local"],
+        [sys.executable, "-m", "selfheal", "heal", str(repo), "--out", str(out), "--sandbox", "local",
+         *flags],
         cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "TMPDIR": str(cwd)},
+        # Ctrl-C reaches Python as KeyboardInterrupt only when SIGINT is not ignored at its start
+        # (a background job's is)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
 
 
@@ -84,10 +92,44 @@ def test_sigterm_while_healing_stops_cleanly_with_143(make_repo, tmp_path: Path)
     _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
     assert "Traceback" not in err
-    assert "selfheal: stopped by SIGTERM; the repository was not changed" in err
+    assert err.splitlines()[-1].startswith("selfheal: stopped by SIGTERM")
+    assert err.splitlines()[-1].endswith("the repository was not changed")
     report = tmp_path / "out" / "report.json"
     assert not report.exists() or json.loads(report.read_text())["status"]
     assert status_porcelain(repo) == ""
     time.sleep(0.5)
     assert _sandbox_processes(work) == []
     assert not list(work.glob("selfheal-ws-*")), "the sandbox's workspace copy was left behind"
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_mid_heal_writes_the_report_of_what_was_tried(make_repo, tmp_path: Path, signum, code):
+    repo = make_repo(DEFIANT)  # a test that hangs where no per-test limit can stop it
+    work = tmp_path / "work"
+    work.mkdir()
+    work.chmod(0o755)
+    out = tmp_path / "out"
+    proc = _heal(repo, out, work, "--max-minutes", "10")
+    deadline = time.monotonic() + 120
+    started = "selfheal-ws-*/repo/.selfheal-sandbox/runs/records-1.jsonl"
+    while not list(work.glob(started)) and time.monotonic() < deadline:
+        time.sleep(0.1)  # the baseline has started, and hangs
+    assert list(work.glob(started)), "the heal never started its baseline"
+    time.sleep(1.0)
+    proc.send_signal(signum)
+    _out, err = proc.communicate(timeout=120)
+
+    name = signal.Signals(signum).name
+    assert proc.returncode == code, err
+    assert "Traceback" not in err
+    assert f"selfheal: stopped by {name}; report: {out / 'report.json'}" in err
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    jsonschema.validate(
+        report, json.loads(SCHEMA.read_text(encoding="utf-8")), cls=jsonschema.Draft202012Validator
+    )
+    assert report["status"] == "not_healed"
+    assert report["error"].startswith(f"the heal was stopped by {name}; the report holds what was tried")
+    assert (out / "trace.jsonl").read_text(encoding="utf-8").count('"node": "sandbox"') == 1
+    assert status_porcelain(repo) == ""
+    time.sleep(0.5)
+    assert _sandbox_processes(work) == []

@@ -26,6 +26,7 @@ KEYS = {
     "reason",
     "kill_container",
     "full",
+    "report",
 }
 
 
@@ -47,6 +48,7 @@ class Case:
     kill_container: bool = False  # docker sandbox: `docker kill` its container when `stage` shows
     full: bool = False  # a variant: in `python -m evaluation.faults` and SELFHEAL_FAULTS_ALL=1, not in CI
     stage: str = ""
+    report: str = ""  # a heal the signal stopped: the status of the report.json at the report-path output
     disk_kb: int = 0  # the workspace's output folder on a filesystem this small
     model_step: dict[str, Any] = field(default_factory=dict)  # the fake Messages API's every answer
     reason: str = ""  # what the outputs must say about why the model stopped

@@ -361,6 +361,20 @@ def judge_first(case: Case, run: RunFacts, result: CaseResult) -> None:
         )
     if case.exit == 1 and not case.signal and "::error::selfheal: " not in run.stderr:
         failed.setdefault("exit-code", "no ::error:: line says why")
+    if case.report:
+        _judge_report(case, run, result)
+
+
+def _judge_report(case: Case, run: RunFacts, result: CaseResult) -> None:
+    """A heal the signal stopped wrote its report (what it tried) before the action exited."""
+    where = run.outputs.get("report-path", "")
+    report = Path(run.workspace) / where / "report.json" if where else None
+    if report is None or not report.is_file():
+        result.failed["report"] = f"no report.json at the report-path output ({where!r})"
+        return
+    status = json.loads(report.read_text(encoding="utf-8")).get("status")
+    if status != case.report:
+        result.failed["report"] = f"report.json says {status!r}, wanted {case.report!r}"
 
 
 def run_case(case: Case, *, parent: Path | None = None, keep: bool = False) -> CaseResult:

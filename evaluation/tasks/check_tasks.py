@@ -15,7 +15,10 @@ Hidden tests run the way the benchmark runs them: copied into `_hidden/` at the 
 with `python -m pytest _hidden -p no:cacheprovider`, cwd = repo root. The visible suite runs as
 `python -m pytest -p no:cacheprovider` (the repo's testpaths) with cwd = repo root.
 
-A task also fails when its tests take more than 2 s (pytest's start-up not counted) or hang.
+A task also fails when its tests take more than 2 s (pytest's start-up not counted) or hang. A
+task of kind `hangs` is a bug that makes tests hang: its tests run with a per-test limit of
+2 s (an alarm), a test stopped by it counts as failing, and only the runs with the fix applied
+must be fast.
 Also checks subsets.toml: every id it names exists, `full` lists every task, and a subset named
 after a kind or a difficulty lists exactly the tasks labelled so.
 
@@ -62,10 +65,11 @@ CATEGORIES = {
     "caching",
 }
 DIFFICULTIES = {"easy", "medium", "hard"}
-KINDS = {"single-edit", "multi-file", "far-from-assertion", "two-edits", "no-single-mutation"}
+KINDS = {"single-edit", "multi-file", "far-from-assertion", "two-edits", "no-single-mutation", "hangs"}
 MIN_TESTS, MAX_TESTS = 4, 15
 SLOW_SECONDS = 2.0
 TIMEOUT = 60  # seconds for one pytest run; a hang is reported, never waited out
+HANG_LIMIT = 2.0  # seconds per test in a `hangs` task: a test still running then has hung
 MARKERS = re.compile(r"#.*\b(BUG|FIXME|XXX|HACK|WRONG)\b|\bbuggy\b|\bsolution\b", re.IGNORECASE)
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 
@@ -75,9 +79,35 @@ IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 PLUGIN = """
 import json
 import os
+import signal
+
+import pytest
 
 _RESULTS = {}
 _SECONDS = [0.0]
+
+
+class TestHung(BaseException):  # not an Exception: a retry loop's `except Exception` cannot eat it
+    pass
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    limit = float(os.environ.get("TASKCHECK_TEST_LIMIT", "0"))
+    if not limit:
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise TestHung(f"still running after {limit}s")
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, limit, 0.5)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def pytest_runtest_logreport(report):
@@ -123,13 +153,14 @@ class Report:
         return not self.problems
 
 
-def run_pytest(repo: Path, args: list[str], plugin_dir: Path) -> Run:
+def run_pytest(repo: Path, args: list[str], plugin_dir: Path, test_limit: float = 0.0) -> Run:
     out = plugin_dir / f"result-{os.getpid()}-{time.monotonic_ns()}.json"
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
     env.update(
         PYTHONPATH=str(plugin_dir),
         PYTHONDONTWRITEBYTECODE="1",
         TASKCHECK_OUT=str(out),
+        TASKCHECK_TEST_LIMIT=f"{test_limit:g}",
     )
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "taskcheck_plugin"]
     command += args
@@ -245,13 +276,15 @@ def check_task(task_dir: Path, plugin_dir: Path) -> Report:
     if meta is None or report.problems:
         return report
     expected = set(meta["visible_failing"])
+    hangs = "hangs" in meta["kind"]
+    limit = HANG_LIMIT if hangs else 0.0
 
     with tempfile.TemporaryDirectory(prefix=f"task-{task_dir.name}-") as tmp:
         base = Path(tmp) / "base"
         shutil.copytree(task_dir / "repo", base, ignore=IGNORED)
 
         # (1) visible tests at base
-        visible = run_pytest(base, [], plugin_dir)
+        visible = run_pytest(base, [], plugin_dir, limit)
         if not visible.outcomes:
             report.problems.append(f"base: no visible test ran\n{visible.output[-2000:]}")
             return report
@@ -270,7 +303,7 @@ def check_task(task_dir: Path, plugin_dir: Path) -> Report:
             report.problems.append("base: every visible test fails")
         report.notes.append(f"visible {count - len(failing)}/{count} pass at base")
         # The failing tests must fail on their own too: a repair runs them by node id.
-        alone = run_pytest(base, sorted(expected), plugin_dir)
+        alone = run_pytest(base, sorted(expected), plugin_dir, limit)
         if alone.failing() != expected:
             report.problems.append(
                 f"base: run on their own, the failing tests give {sorted(alone.failing())} "
@@ -281,7 +314,7 @@ def check_task(task_dir: Path, plugin_dir: Path) -> Report:
         hidden_base = Path(tmp) / "hidden-base"
         shutil.copytree(base, hidden_base)
         copy_hidden(task_dir, hidden_base)
-        hidden = run_pytest(hidden_base, ["_hidden"], plugin_dir)
+        hidden = run_pytest(hidden_base, ["_hidden"], plugin_dir, limit)
         hidden_failing = hidden.failing()
         if not hidden.outcomes:
             report.problems.append(f"hidden at base: no test ran\n{hidden.output[-2000:]}")
@@ -298,7 +331,7 @@ def check_task(task_dir: Path, plugin_dir: Path) -> Report:
         if error:
             report.problems.append(f"solution.diff does not apply:\n{error}")
             return report
-        after = run_pytest(fixed, [], plugin_dir)
+        after = run_pytest(fixed, [], plugin_dir, limit)
         if after.failing() or after.exit_code != 0:
             report.problems.append(
                 f"fixed: visible failures {sorted(after.failing())}\n{after.output[-3000:]}"
@@ -306,12 +339,14 @@ def check_task(task_dir: Path, plugin_dir: Path) -> Report:
         if len(after.outcomes) != count:
             report.problems.append(f"fixed: {len(after.outcomes)} visible tests ran, base ran {count}")
         copy_hidden(task_dir, fixed)
-        hidden_after = run_pytest(fixed, ["_hidden"], plugin_dir)
+        hidden_after = run_pytest(fixed, ["_hidden"], plugin_dir, limit)
         if hidden_after.failing() or hidden_after.exit_code != 0:
             report.problems.append(
                 f"fixed: hidden failures {sorted(hidden_after.failing())}\n{hidden_after.output[-3000:]}"
             )
-        slowest = max(visible.seconds, hidden.seconds, after.seconds, hidden_after.seconds)
+        # a hanging task's base runs are slow by design: they wait for the limit
+        runs = (after, hidden_after) if hangs else (visible, hidden, after, hidden_after)
+        slowest = max(run.seconds for run in runs)
         if slowest > SLOW_SECONDS:
             report.problems.append(f"slow: a test run took {slowest:.2f}s (limit {SLOW_SECONDS}s)")
     return report

@@ -29,7 +29,7 @@ from selfheal.action.runner import (
     write_summary,
 )
 from selfheal.agent.events import Event, describe_finished
-from selfheal.agent.exceptions import ConfigError, SelfhealError
+from selfheal.agent.exceptions import ConfigError, HealInterrupted, SelfhealError
 from selfheal.agent.report.result import HEALED, PARTIAL
 from selfheal.bot.events import load_event, parse_event
 from selfheal.bot.exceptions import BotError
@@ -131,8 +131,13 @@ def _run(env: Mapping[str, str], log: JobLog, out: JobLog) -> int:
     except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM (the CLI raises it as one): a cancelled run
         signum = int(getattr(exc, "signum", signal.SIGINT))
         how = f"stopped by {signal.Signals(signum).name}"
+        # a heal the signal stopped wrote its report first (status, what it tried): say where
+        written = exc.out_dir if isinstance(exc, HealInterrupted) else None
+        folder = relative_to_workspace(env, written) if written is not None else ""
         return _failed(env, log, f"{how} before the end; a pushed branch without its pull request was "
-                       "removed, and the next run starts afresh", 128 + signum)  # fmt: skip
+                       "removed, and the next run starts afresh"
+                       + (f"; the heal's report (what it tried): {folder}/report.json" if folder else ""),
+                       128 + signum, outputs={"report-path": folder} if folder else None)  # fmt: skip
     except (BotError, SelfhealError) as exc:
         return _failed(env, log, str(exc), EXIT_FAILED)
     except Exception as exc:  # reported; the traceback when asked for
@@ -257,8 +262,10 @@ def model_outputs(outcome: Outcome) -> dict[str, str]:
     }
 
 
-def _failed(env: Mapping[str, str], log: JobLog, message: str, code: int) -> int:
+def _failed(
+    env: Mapping[str, str], log: JobLog, message: str, code: int, outputs: dict[str, str] | None = None
+) -> int:
     log.command(annotation("error", f"selfheal: {message}"))
-    write_outputs(env, {"status": "error", "pr-operation": "none"})
+    write_outputs(env, {"status": "error", "pr-operation": "none", **(outputs or {})})
     write_summary(env, log.redact(f"## selfheal: error\n\n{message}\n"))
     return code

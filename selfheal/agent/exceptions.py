@@ -18,6 +18,9 @@
     └── AnswerError          a model's structured answer is unusable even after salvage; its
                              `feedback` is written for the model (for one retry)
 
+HealStopped (a BaseException, not a SelfhealError) ends a heal early: its budget ran out or it
+was asked to stop; the loop catches it and finishes the result with what was tried.
+
 A provider that cannot be built (unknown name, missing API key, missing GGUF file or optional
 library) is a ConfigError. A truncated answer (max_tokens) is not an error: the Reply says so in
 `stop_reason`. No message or attribute of these errors ever carries an API key.
@@ -25,6 +28,9 @@ library) is a ConfigError. A truncated answer (max_tokens) is not an error: the 
 A repository whose tests cannot run (syntax error, collection error, hang) is not an exception:
 it is a result with status "error" and a message, because it says something about the repo.
 """
+
+import signal
+from typing import Any
 
 
 class SelfhealError(Exception):
@@ -112,3 +118,27 @@ class AnswerError(SelfhealError):
         super().__init__(feedback)
         self.feedback = feedback
         self.steps = steps
+
+
+class HealStopped(BaseException):
+    """The heal must end now: its budget ran out, or it was asked to stop. Raised where the heal
+    is and caught by the loop, which finishes the result with what was tried. A BaseException, like
+    KeyboardInterrupt, so that no step's `except Exception` (a model tool's) swallows it."""
+
+
+class HealInterrupted(KeyboardInterrupt):
+    """SIGTERM or Ctrl-C stopped a heal: `result` is what it had tried (a HealResult; typed
+    loosely because the report stage comes after this shared module), for the caller to write
+    before it exits. `signum`: the signal that raised `cause` (SIGINT for a plain Ctrl-C)."""
+
+    def __init__(self, result: Any, cause: KeyboardInterrupt) -> None:
+        super().__init__(self.describe(cause))
+        self.result = result
+        self.cause = cause
+        self.signum = int(getattr(cause, "signum", signal.SIGINT))
+        self.out_dir: Any = None  # the folder its report went to, once a caller wrote it
+
+    @staticmethod
+    def describe(cause: KeyboardInterrupt) -> str:
+        """The signal that stopped the heal: SIGINT for a plain KeyboardInterrupt (Ctrl-C)."""
+        return str(cause) or f"stopped by {signal.Signals(getattr(cause, 'signum', signal.SIGINT)).name}"

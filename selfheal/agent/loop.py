@@ -4,18 +4,22 @@
 
 The workspace is a copy; the sandbox session is opened once and closed at the end whatever
 happens. Problems of the repo itself (tests that cannot run) end in a result with status
-"error"; problems of the request (bad path, missing interpreter, unknown command) raise
+"error". The heal keeps to its budget (--max-minutes) itself: when it runs out, or a bot that is
+stopping asks, the result says what was tried (`HealStopped`); SIGTERM or Ctrl-C does the same
+and re-raises as `HealInterrupted` carrying that result, so the caller writes its report before
+it exits. Problems of the request (bad path, missing interpreter, unknown command) raise
 `ConfigError` before anything is run. The steps live in `prepare` (before the repair), `rounds`
 (the repair) and `postrepair` (after a patch holds); they share one `HealState`.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 
 from selfheal.agent.config import HealConfig
 from selfheal.agent.events import EventSink, stage
-from selfheal.agent.exceptions import ConfigError
+from selfheal.agent.exceptions import ConfigError, HealInterrupted, HealStopped
 from selfheal.agent.localize.spectrum import source_files
 from selfheal.agent.model.strategy import ModelSetup
 from selfheal.agent.postrepair import AfterRepair
@@ -31,8 +35,9 @@ from selfheal.agent.prepare import (
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.repair.strategy import RepairStrategy
 from selfheal.agent.report.checkpoints import Checkpoint
-from selfheal.agent.report.result import ERROR, NOT_HEALED, NOTHING_TO_HEAL, HealResult
+from selfheal.agent.report.result import ERROR, HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.agent.rounds import CheckpointStore, RepairRounds
+from selfheal.agent.run.clock import HealClock
 from selfheal.agent.run.interpreter import interpreter_folders, resolve_python
 from selfheal.agent.run.targets import matches_target
 from selfheal.agent.run.testcommand import TestCommand
@@ -51,10 +56,14 @@ def heal(
     model: ModelSetup | None = None,
     checkpoints: CheckpointStore | None = None,
     resume: Checkpoint | None = None,
+    stop: threading.Event | None = None,
 ) -> HealResult:
     """`checkpoints`: where each round's starting state is saved; `resume`: a saved state to
-    start from instead of round 1 (`selfheal replay`)."""
+    start from instead of round 1 (`selfheal replay`); `stop`: set by a caller that needs the
+    heal to end early (it ends at its next test run or screening, with its result)."""
     started = time.monotonic()
+    clock = HealClock(config.max_minutes * 60, stop)
+    interrupted: KeyboardInterrupt | None = None
     origin = Origin.inspect(config.repo)
     # a local sandbox runs the tests on a host interpreter; a container brings its own
     # on GitHub the checkout's own .venv is the repository's choice of what the sandbox exposes
@@ -90,18 +99,26 @@ def heal(
                 checkpoints=checkpoints,
                 resume=resume,
             )
+            run.state.runner.clock = clock
             try:
                 result = run.execute()
             except (LimitExceeded, WorkspaceTrap) as exc:
                 # the tests outgrew the sandbox or broke selfheal's hold on the workspace: what
                 # ran so far stands in the report, with the reason the heal could not go on
                 result = run.state.finish(ERROR, error=f"the heal stopped: {exc}")
+            except HealStopped as exc:
+                result = run.stopped(str(exc))
+            except KeyboardInterrupt as exc:  # SIGTERM (the CLI raises it as one) or Ctrl-C
+                interrupted = exc
+                result = run.stopped(f"the heal was {HealInterrupted.describe(exc)}")
         finally:
             session.close()
     finally:
         if not config.keep_workspace:
             workspace.cleanup()
     result.metrics.wall_s = time.monotonic() - started
+    if interrupted is not None:
+        raise HealInterrupted(result, interrupted) from interrupted
     return result
 
 
@@ -200,6 +217,17 @@ class HealRun:
             if state.model is not None:
                 after.record_model(state.model)
         return state.finish(result.verdict.status if result.verdict else NOT_HEALED)
+
+    def stopped(self, reason: str) -> HealResult:
+        """The result of a heal that had to end early: partial when a verified fix stands (the
+        steps after it did not finish), else not healed; the trace and metrics say what was tried."""
+        state, result = self.state, self.state.result
+        verdict = result.verdict
+        status = PARTIAL if verdict is not None and verdict.status in (HEALED, PARTIAL) else NOT_HEALED
+        tried = result.metrics.screened
+        return state.finish(
+            status, error=f"{reason}; the report holds what was tried ({tried} candidate(s) screened)"
+        )
 
     def chosen_targets(self, failing: list[str]) -> list[str]:
         """The failing tests the caller's targets name; the others are left alone, and said so."""

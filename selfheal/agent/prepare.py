@@ -30,6 +30,7 @@ from selfheal.agent.run.screen import (
     SubprocessScreener,
 )
 from selfheal.agent.run.testrun import NOT_FOUND, CoverageMap, TestReport
+from selfheal.agent.run.timelimits import TimeLimits, hang_probe, load_factor
 from selfheal.agent.state import HealState
 
 WORKER_COLLECT_LIMIT = 400
@@ -52,15 +53,32 @@ def check_interpreter(state: HealState) -> None:
 
 
 def run_baseline(state: HealState) -> tuple[TestReport, CoverageMap | None]:
-    with stage(state.events, "baseline", command=state.config.test_command) as info:
+    """The suite as it is, each test under the hang probe: the tests that hang are stopped in
+    seconds and named, and the durations of the others time every later run."""
+    load = load_factor()
+    probe = hang_probe(state.config.test_timeout, load)
+    with stage(
+        state.events, "baseline", command=state.config.test_command, test_limit_s=round(probe, 1)
+    ) as info:
         before = state.runner.fingerprint()
-        baseline, coverage = state.runner.run(coverage_files=sorted(state.sources))
+        baseline, coverage = state.runner.run(coverage_files=sorted(state.sources), test_timeout=probe)
         state.suite_writes = frozenset(changed_paths(before, state.runner.fingerprint()))
+        limits = TimeLimits.from_baseline(
+            baseline.outcomes, baseline.duration_s, ceiling=state.config.test_timeout, probe=probe, load=load
+        )
+        state.runner.limits = limits
         info.update(
             status=baseline.status,
             failed=len(baseline.failing),
             passed=len(baseline.passing),
             coverage=coverage is not None,
+            hung=sorted(limits.hung),
+        )
+    if limits.hung:
+        names = ", ".join(sorted(limits.hung)[:10]) + (" ..." if len(limits.hung) > 10 else "")
+        state.result.notes.append(
+            f"{len(limits.hung)} test(s) hung at baseline, each stopped after {probe:.1f}s "
+            f"(a test still running then counts as hanging): {names}"
         )
     state.result.metrics.baseline_s = baseline.duration_s
     if baseline.status == NOT_FOUND:
@@ -72,8 +90,11 @@ def run_baseline(state: HealState) -> tuple[TestReport, CoverageMap | None]:
 def flake_check(state: HealState, baseline: TestReport) -> tuple[str, ...]:
     flaky: set[str] = set()
     with stage(state.events, "flake_check", reruns=state.config.flake_reruns) as info:
-        remaining = list(baseline.failing)
-        for _ in range(state.config.flake_reruns):
+        # a test that hung is not re-run: another hang would cost another probe, for a verdict
+        # (a hang is a bug) that a re-run rarely changes
+        hung = state.runner.limits.hung if state.runner.limits else frozenset()
+        remaining = [t for t in baseline.failing if t not in hung]
+        for _ in range(state.config.flake_reruns if remaining else 0):
             rerun, _ = state.runner.run(remaining)
             if not rerun.ran:
                 break

@@ -21,7 +21,7 @@ from typing import Any
 
 from selfheal.agent.config import build_config, choose_sandbox_for
 from selfheal.agent.events import Event, EventSink, Fanout, Trace
-from selfheal.agent.exceptions import ConfigError, SelfhealError
+from selfheal.agent.exceptions import ConfigError, HealInterrupted, SelfhealError
 from selfheal.agent.loop import heal
 from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.memory import MEMORY_FILE, render_lines, worth_keeping
@@ -339,8 +339,13 @@ class Bot:
         if model is not None and trigger.context:
             model = replace(model, hint=trigger.context)
         trace = Trace()
+        out_dir = self.settings.out_dir or Path(tempfile.mkdtemp(prefix="selfheal-out-"))
         try:
             result = heal(config, sandbox, Fanout(trace, progress, self.log), model=model)
+        except HealInterrupted as exc:  # a cancelled run (SIGTERM) still leaves what it tried
+            write_outputs(exc.result, trace, out_dir)
+            exc.out_dir = out_dir
+            raise
         except SandboxUnavailable as exc:
             raise SandboxRefused(
                 f"selfheal did not run the repository's code: no sandbox here keeps it away from the "
@@ -354,7 +359,6 @@ class Bot:
                 f"memory off: the {MEMORY_BRANCH} branch is written with a git push, and publish-with "
                 "api pushes nothing with git"
             )
-        out_dir = self.settings.out_dir or Path(tempfile.mkdtemp(prefix="selfheal-out-"))
         report = write_outputs(result, trace, out_dir)
         return result, report, out_dir
 

@@ -9,6 +9,10 @@ Two screeners behind one small protocol:
 
 Screening only filters. A candidate that screens well is still judged by the verdict, on a clean
 run of the repo's full test command.
+
+Once the baseline has run, both screeners time each test by its own baseline duration
+(run/timelimits.py): the `timeout` and `test_timeout` a caller passes are used only before that.
+No screening outlives the heal's deadline.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from selfheal.agent.run.testrun import RUNS_DIR, RUNTIME_DIR, TestRunner
+from selfheal.agent.run.timelimits import load_factor
 from selfheal.sandbox import Channel, Session
 from selfheal.sandbox.exceptions import WorkspaceTrap
 
 PASSING = "passed"
+FORK_MARGIN_S = 2.0  # a worker's fork and patching of one candidate, on an idle machine
 
 
 @dataclass(frozen=True)
@@ -52,8 +58,11 @@ class Screener(Protocol):
 class ForkScreener:
     name = "fork-worker"
 
-    def __init__(self, channel: Channel, base_texts: dict[str, str], collected: list[str]) -> None:
+    def __init__(
+        self, channel: Channel, base_texts: dict[str, str], collected: list[str], runner: TestRunner
+    ) -> None:
         self._channel = channel
+        self._runner = runner
         self._base = base_texts
         self.collected = set(collected)
         self._next_id = 0
@@ -93,13 +102,21 @@ class ForkScreener:
         if not line.get("collected"):
             channel.close()
             return None, "screening worker collected none of the tests"
-        return cls(channel, base_texts, line["collected"]), "ready"
+        return cls(channel, base_texts, line["collected"], runner), "ready"
 
     def screen(
         self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
     ) -> ScreenResult:
         if not self.alive:
             return ScreenResult(error="screening worker is not running")
+        limits, clock = self._runner.limits, self._runner.clock
+        per_test: dict[str, float] = {}
+        if limits is not None:
+            load = load_factor()
+            per_test = limits.screen_limits(tests, load)
+            timeout = FORK_MARGIN_S * load + sum(per_test.values())
+        if clock is not None:
+            timeout = clock.bound(timeout, "screening")
         self._next_id += 1
         request = {
             "id": self._next_id,
@@ -107,6 +124,7 @@ class ForkScreener:
             "tests": tests,
             "timeout": timeout,
             "test_timeout": test_timeout,
+            "test_limits": per_test,
         }
         self._channel.send(json.dumps(request))
         reply = _next_message(self._channel, timeout + 15)
@@ -155,10 +173,18 @@ class SubprocessScreener:
     def screen(
         self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
     ) -> ScreenResult:
+        per_test: dict[str, float] | None = None
+        limits = self._runner.limits
+        if limits is not None:
+            load = load_factor()
+            per_test = limits.screen_limits(tests, load)
+            timeout = limits.startup_allowance(load) + sum(per_test.values())
         try:
             for path, text in changes.items():
                 self._session.write_file(path, text)
-            report, _ = self._runner.run(tests, timeout=timeout, test_timeout=test_timeout)
+            report, _ = self._runner.run(
+                tests, timeout=timeout, test_timeout=test_timeout, test_limits=per_test
+            )
         except WorkspaceTrap as exc:
             return ScreenResult(error=str(exc))
         finally:

@@ -14,13 +14,16 @@ import json
 import os
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
+from selfheal.agent.run.clock import HealClock
 from selfheal.agent.run.junit import ParsedJUnit, TestOutcome, parse_junit
 from selfheal.agent.run.records import RunRecords, new_key, read_records
 from selfheal.agent.run.testcommand import TestCommand
+from selfheal.agent.run.timelimits import TimeLimits
 from selfheal.sandbox import STATE_DIR, ExecResult, Session
 from selfheal.sandbox.env import PATH_TOKEN
 
@@ -165,6 +168,9 @@ class TestRunner:
         self.timeout = timeout
         self.test_timeout = test_timeout
         self.runs = 0
+        # learned from the baseline run (None before it): limits per test, for the tests that hung
+        self.limits: TimeLimits | None = None
+        self.clock: HealClock | None = None  # the heal's deadline: no run outlives it
         self._counter = itertools.count(1)
         install_runtime(session)
         self._coverage_lib = coverage_fallback_dir(session) if _is_local(session) else None
@@ -215,8 +221,14 @@ class TestRunner:
         coverage_files: list[str] | None = None,
         timeout: float | None = None,
         test_timeout: float | None = None,
+        test_limits: Mapping[str, float] | None = None,
     ) -> tuple[TestReport, CoverageMap | None]:
-        """The whole suite (nodeids None) or only the given tests; optionally with coverage."""
+        """The whole suite (nodeids None) or only the given tests; optionally with coverage.
+        `test_limits`: seconds per node id, over `test_timeout` for those tests; without them,
+        the tests that hung at baseline get the baseline's hang probe."""
+        timeout = timeout or self.timeout
+        if self.clock is not None:
+            timeout = self.clock.bound(timeout, "a test run")
         number = next(self._counter)
         junit_rel = f"{RUNS_DIR}/junit-{number}.xml"
         junit_abs = str(self.session.root / junit_rel)
@@ -234,6 +246,12 @@ class TestRunner:
         env["SELFHEAL_RECORDS_SEAL"] = str(self.session.root / key_rel)
         if test_timeout:
             env["SELFHEAL_TEST_TIMEOUT"] = f"{test_timeout:g}"
+        if test_limits is None and self.limits is not None:
+            test_limits = self.limits.verdict_limits()
+        if test_limits:
+            limits_rel = f"{RUNS_DIR}/limits-{number}.json"
+            self.session.write_file(limits_rel, json.dumps(dict(test_limits)), force=True)
+            env["SELFHEAL_TEST_LIMITS"] = str(self.session.root / limits_rel)
         coverage_rel = None
         if coverage_files:
             coverage_rel = f"{RUNS_DIR}/coverage-{number}.json"
@@ -246,10 +264,12 @@ class TestRunner:
             env["SELFHEAL_COVERAGE_OUT"] = str(self.session.root / coverage_rel)
             env["SELFHEAL_COVERAGE_FILES"] = str(self.session.root / listing_rel)
         argv = list(self.command.argv) if nodeids is None else self.command.targeted(nodeids, self.python)
-        result = self.session.run(argv, timeout=timeout or self.timeout, env=env)
+        result = self.session.run(argv, timeout=timeout, env=env)
         self.runs += 1
+        if result.timed_out and self.clock is not None:
+            self.clock.check("a test run")  # stopped by the heal's deadline, not by its own limit
         xml = self.session.read_file(junit_rel)
-        report = self._report(result, xml, timeout or self.timeout)
+        report = self._report(result, xml, timeout)
         report = replace(report, records=read_records(self.session.read_file(records_rel), key))
         if xml is None and not report.ran and not result.timed_out:
             planted = self._planted_at(junit_rel)

@@ -2,7 +2,8 @@
 
 The signal goes when the stage's line shows in the job log: `sandbox:` (the baseline runs next),
 `localized:` (the repair), `verdict for` (the new tests), `new tests:` (the output folder, then
-publishing). SIGTERM unwinds: the sandbox is closed, a branch pushed without its pull request is
+publishing). SIGTERM unwinds: a heal it stops writes the report of what it tried (the
+`report-path` output), the sandbox is closed, a branch pushed without its pull request is
 removed, the requester is told, exit 143. SIGKILL cannot be answered; then nothing may be left
 running, and the next run on the same event publishes the one pull request.
 """
@@ -10,9 +11,9 @@ running, and the next run on the same event publishes the one pull request.
 FAMILY = "signals"
 CASES = [
     {"id": "term-baseline", "full": True, "title": "SIGTERM while the baseline runs", "signal": "TERM",
-     "stage": "] sandbox:", "exit": 143, "status": "error", "first_op": "none"},
+     "stage": "] sandbox:", "exit": 143, "status": "error", "first_op": "none", "report": "not_healed"},
     {"id": "term-repair", "title": "SIGTERM while the repair runs", "signal": "TERM",
-     "stage": "] localized:", "exit": 143, "status": "error", "first_op": "none"},
+     "stage": "] localized:", "exit": 143, "status": "error", "first_op": "none", "report": "not_healed"},
     {"id": "term-newtests", "full": True, "title": "SIGTERM while the new tests are made", "signal": "TERM",
      "stage": "] verdict for", "exit": 143, "status": "error", "first_op": "none"},
     {"id": "term-publishing", "title": "SIGTERM while publishing", "signal": "TERM",

@@ -11,6 +11,7 @@ each switched on by an environment variable:
   works as a command-line argument from the repo's top;
 - ``SELFHEAL_TEST_TIMEOUT``: a per-test time limit (SIGALRM) so a hanging test becomes a failing
   test with a traceback that shows where it hung, instead of killing the whole run;
+  ``SELFHEAL_TEST_LIMITS`` names a JSON file of node id -> seconds that overrides it per test;
 - ``SELFHEAL_COVERAGE_OUT``: per-test line coverage of the files listed in
   ``SELFHEAL_COVERAGE_FILES``, written as JSON ``{"tests": {nodeid: {file: [lines]}}}``;
 - ``SELFHEAL_RECORDS`` and ``SELFHEAL_RECORDS_SEAL``: the run's own account of itself, which the
@@ -42,15 +43,39 @@ WATCHED = (
 )  # fmt: skip
 
 
-class SelfhealTimeout(Exception):
-    """Raised inside a test that ran past the per-test time limit."""
+class SelfhealTimeout(BaseException):
+    """Raised inside a test that ran past the per-test time limit. A BaseException, and raised
+    again every half second until the test ends, so that a retry loop's `except Exception` (or
+    one that swallows even this) cannot keep the test hanging."""
 
 
-def _timeout_seconds() -> float:
+def _timeout_seconds(nodeid: str = "") -> float:
+    """The test's own limit when SELFHEAL_TEST_LIMITS names it, else SELFHEAL_TEST_TIMEOUT."""
+    own = _test_limits().get(nodeid)
+    if isinstance(own, (int, float)) and own > 0:
+        return float(own)
     try:
         return float(os.environ.get("SELFHEAL_TEST_TIMEOUT", "0"))
     except ValueError:
         return 0.0
+
+
+_LIMITS: dict = {}
+
+
+def _test_limits() -> dict:
+    """SELFHEAL_TEST_LIMITS: a JSON file of node id -> seconds, read once per file name."""
+    path = os.environ.get("SELFHEAL_TEST_LIMITS", "")
+    if not path:
+        return {}
+    if path not in _LIMITS:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                found = json.load(handle)
+        except (OSError, ValueError):
+            found = {}
+        _LIMITS[path] = found if isinstance(found, dict) else {}
+    return _LIMITS[path]
 
 
 def canonical_id(item) -> str:
@@ -73,7 +98,7 @@ def pytest_collection_modifyitems(items):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    limit = _timeout_seconds()
+    limit = _timeout_seconds(canonical_id(item))
     usable = (
         limit > 0
         and hasattr(signal, "SIGALRM")
@@ -88,7 +113,7 @@ def pytest_runtest_call(item):
         raise SelfhealTimeout(f"test ran longer than {limit:g}s (selfheal per-test timeout)")
 
     signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, limit)
+    signal.setitimer(signal.ITIMER_REAL, limit, 0.5)
     try:
         yield
     finally:

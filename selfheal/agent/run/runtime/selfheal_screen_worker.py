@@ -5,7 +5,7 @@ plugins and test modules are imported once), then serves candidates over a line 
 
     <- {"event": "ready", "collected": [...], "errors": [...]}
     -> {"id": 7, "files": {"pkg/mod.py": {"old": "...", "new": "..."}}, "tests": [...],
-        "timeout": 5.0, "test_timeout": 1.5}
+        "timeout": 5.0, "test_timeout": 1.5, "test_limits": {"tests/test_x.py::test_a": 1.0}}
     <- {"id": 7, "outcomes": {"tests/test_x.py::test_a": {"outcome": "passed", "message": ""}},
         "patch_error": null, "duration": 0.012}
     -> {"cmd": "quit"}
@@ -244,8 +244,11 @@ def _run_child(root, request, items, write_fd) -> None:
                 result["outcomes"][nodeid] = {"outcome": "missing", "message": "not collected"}
         from _pytest.runner import runtestprotocol
 
+        limits = request.get("test_limits") or {}
         for index, nodeid in enumerate(wanted):
             nextitem = items[wanted[index + 1]] if index + 1 < len(wanted) else None
+            if limits.get(nodeid):  # this test's own limit, from its duration at baseline
+                os.environ["SELFHEAL_TEST_TIMEOUT"] = str(limits[nodeid])
             try:
                 reports = runtestprotocol(items[nodeid], nextitem=nextitem, log=False)
                 result["outcomes"][nodeid] = _summarize(reports)
