@@ -31,6 +31,7 @@ from selfheal.agent.repair.mutation import (
     Mutation,
     called_name,
     header_nodes,
+    indent_unit,
     inside_loop,
     short,
 )
@@ -226,7 +227,7 @@ def _guard_before(src, statement, parents, facts: FunctionFacts, text: str) -> I
     if inside_loop(statement, parents, facts.function):
         exits.insert(0, "continue")
     for rank, exit_ in enumerate(exits[:4]):
-        guard = f"{indent}if {text} is None:\n{indent}{_unit(src)}{exit_}\n"
+        guard = f"{indent}if {text} is None:\n{indent}{indent_unit(src)}{exit_}\n"
         yield Mutation(
             "crash-none",
             1.0 - 0.05 * rank,
@@ -243,7 +244,7 @@ def _skip_when_none(src, statement, text: str) -> Iterator[Mutation]:
     end_line = statement.end_lineno or statement.lineno
     end = src.line_starts[end_line] if end_line < len(src.line_starts) else len(src.data)
     body = "".join(
-        f"{_unit(src)}{line}" for line in src.data[start:end].decode("utf-8").splitlines(keepends=True)
+        f"{indent_unit(src)}{line}" for line in src.data[start:end].decode("utf-8").splitlines(keepends=True)
     )
     yield Mutation(
         "crash-none",
@@ -536,12 +537,3 @@ def _method_on(node: ast.Subscript, parents) -> str | None:
 def _owns_its_lines(src: SourceFile, statement: ast.stmt) -> bool:
     indent = src.indent_of(statement.lineno)
     return src.line_text(statement.lineno)[len(indent) :] == src.segment(statement).splitlines()[0]
-
-
-def _unit(src: SourceFile) -> str:
-    for line in src.text.splitlines():
-        stripped = line.lstrip(" \t")
-        if stripped and line != stripped:
-            indent = line[: len(line) - len(stripped)]
-            return "\t" if indent.startswith("\t") else " " * min(len(indent), 4)
-    return "    "

@@ -226,6 +226,16 @@ def _walk_function(root: ast.AST) -> Iterator[ast.AST]:
             stack.extend(ast.iter_child_nodes(node))
 
 
+def indent_unit(src: SourceFile) -> str:
+    """One level of the file's indentation: a tab, or its first indent's spaces (at most 4)."""
+    for line in src.text.splitlines():
+        stripped = line.lstrip(" \t")
+        if stripped and line != stripped:
+            indent = line[: len(line) - len(stripped)]
+            return "\t" if indent.startswith("\t") else " " * min(len(indent), 4)
+    return "    "
+
+
 def header_nodes(statement: ast.stmt) -> list[ast.AST]:
     """The expressions that belong to a statement's own line(s), not to its body."""
     if isinstance(statement, (ast.If, ast.While)):

@@ -12,7 +12,15 @@ import builtins
 from collections.abc import Iterator
 
 from selfheal.agent.repair.edits import Edit, SourceFile
-from selfheal.agent.repair.mutation import FunctionFacts, Mutation, header_nodes, inside_loop, paren, short
+from selfheal.agent.repair.mutation import (
+    FunctionFacts,
+    Mutation,
+    header_nodes,
+    indent_unit,
+    inside_loop,
+    paren,
+    short,
+)
 
 BUILTIN_NAMES = set(dir(builtins))
 SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
@@ -45,15 +53,6 @@ def _reindent(text: str, old: str, new: str) -> str:
     return result if result.endswith("\n") else result + "\n"
 
 
-def _indent_unit(src: SourceFile) -> str:
-    for line in src.text.splitlines():
-        stripped = line.lstrip(" \t")
-        if stripped and line != stripped:
-            indent = line[: len(line) - len(stripped)]
-            return "\t" if indent.startswith("\t") else " " * min(len(indent), 4)
-    return "    "
-
-
 def statement_level(src, statement, parents, facts: FunctionFacts, module, hints) -> Iterator[Mutation]:
     path = src.path
     indent = src.indent_of(statement.lineno)
@@ -61,7 +60,7 @@ def statement_level(src, statement, parents, facts: FunctionFacts, module, hints
         return  # shares its line with other code (`if x: y`); whole-line edits would break it
     start, end = _line_span(src, statement)
     parent, block, _ = _block_of(statement, parents)
-    unit = _indent_unit(src)
+    unit = indent_unit(src)
     inside_function = facts.function is not None and isinstance(
         facts.function, (ast.FunctionDef, ast.AsyncFunctionDef)
     )
