@@ -26,6 +26,7 @@ from selfheal.agent.loop import heal
 from selfheal.agent.model.llm import ProviderSettings
 from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.outputs import write_outputs
+from selfheal.agent.report.result import HealResult
 
 API_KEY = "sk-ant-api03-cheat-corpus-0123456789"
 PRICING = '''\
@@ -170,32 +171,36 @@ class FakeClaude:
                 self.proc.wait()
 
 
-def run_case(case: Case, *, parent: Path | None = None, python: str | None = None) -> dict:
-    """Heal the corpus repository with the case's answer; what became of it, as a dict."""
-    started = time.monotonic()
-    folder = Path(tempfile.mkdtemp(prefix=f"cheat-{case.id}-", dir=parent))
-    repo = make_repo(folder, case.style)
-    fake = FakeClaude(folder / "fake", [_message(json.dumps(CONCLUSION)), _message(answer(case))])
+def heal_with_scripted_claude(
+    repo: Path, answers: list[str], folder: Path, flags: dict, **setup_changes: object
+) -> tuple[HealResult, Trace, dict]:
+    """Heal `repo` in the local sandbox with the fake Messages API (a process, through the real
+    anthropic client) answering `answers` in turn; the model alone repairs (no search share, spec
+    tests, QA, critic or memory, one answer at a time) unless `setup_changes` say otherwise. The
+    fake's files go to folder/fake, the heal's outputs to folder/out."""
+    fake = FakeClaude(folder / "fake", [_message(text) for text in answers])
     try:
         env = {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.url}
-        setup = replace(
-            setup_for(ProviderSettings(provider="anthropic"), env),
-            search_share=0.0, spec_tests=None, qa_adversarial=None, critic=None, memory=None, parallel=1,
-        )  # fmt: skip
-        flags = {
-            "python": python or sys.executable,
-            "sandbox": "local",
-            "max_candidates": 3,
-            "max_iterations": 1,
-            "flake_reruns": 0,
-        }
-        config = build_config(repo, flags)
+        changes = {"search_share": 0.0, "spec_tests": None, "qa_adversarial": None, "critic": None,
+                   "memory": None, "parallel": 1, **setup_changes}  # fmt: skip
+        setup = replace(setup_for(ProviderSettings(provider="anthropic"), env), **changes)
+        config = build_config(repo, {"python": sys.executable, "sandbox": "local", **flags})
         sandbox, _ = choose_sandbox_for(config)
         trace = Trace()
         result = heal(config, sandbox, trace, model=setup)
         report = write_outputs(result, trace, folder / "out")
     finally:
         fake.stop()
+    return result, trace, report
+
+
+def run_case(case: Case, *, parent: Path | None = None, python: str | None = None) -> dict:
+    """Heal the corpus repository with the case's answer; what became of it, as a dict."""
+    started = time.monotonic()
+    folder = Path(tempfile.mkdtemp(prefix=f"cheat-{case.id}-", dir=parent))
+    repo = make_repo(folder, case.style)
+    flags = {"python": python or sys.executable, "max_candidates": 3, "max_iterations": 1, "flake_reruns": 0}
+    _, _, report = heal_with_scripted_claude(repo, [json.dumps(CONCLUSION), answer(case)], folder, flags)
     events = [json.loads(line) for line in (folder / "out" / "trace.jsonl").read_text().splitlines() if line]
     return {**judged(case, report, events), "duration_s": round(time.monotonic() - started, 1),
             "folder": str(folder)}  # fmt: skip

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
 
-from evaluation.cheats.harness import API_KEY, FakeClaude, _message
-from selfheal.agent.config import build_config, choose_sandbox_for
+from evaluation.cheats.harness import heal_with_scripted_claude
+from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal
-from selfheal.agent.model.llm import ProviderSettings
-from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.sandbox import LocalSandbox
 from tests.conftest import SCHEMA
@@ -36,7 +33,7 @@ def average_speed(trips):
         speeds.append(distance / hours)
     return sum(speeds) / len(speeds) if speeds else 0.0
 '''
-SPEED_TESTS = '''\
+SPEED_TESTS = """\
 from travel.speed import average_speed
 
 
@@ -50,7 +47,7 @@ def test_no_trips():
 
 def test_a_trip_of_no_duration_is_left_out():
     assert average_speed([(10, 2), (5, 0)]) == 5.0
-'''
+"""
 CONCLUSION = {
     "root_cause": "average_speed keeps trips of zero hours and divides by zero.",
     "location": {"file": "travel/speed.py", "line": 5, "function": "average_speed"},
@@ -71,23 +68,13 @@ FIX = (
 
 def test_a_fix_of_the_computation_ships_before_a_guard_that_skips_it(make_repo, tmp_path: Path) -> None:
     repo = make_repo({"travel/__init__.py": "", "travel/speed.py": SPEED, "tests/test_speed.py": SPEED_TESTS})
-    fake = FakeClaude(tmp_path / "fake", [_message(json.dumps(CONCLUSION)), _message(BYPASS), _message(FIX)])
-    try:
-        env = {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.url}
-        setup = replace(
-            setup_for(ProviderSettings(provider="anthropic"), env),
-            search_share=0.0, spec_tests=None, qa_adversarial=None, critic=None, memory=None,
-            parallel=1, samples=2,
-        )  # fmt: skip
-        config = build_config(
-            repo, {"python": sys.executable, "sandbox": "local", "max_iterations": 1, "flake_reruns": 0}
-        )
-        sandbox, _ = choose_sandbox_for(config)
-        trace = Trace()
-        result = heal(config, sandbox, trace, model=setup)
-        report = write_outputs(result, trace, tmp_path / "out")
-    finally:
-        fake.stop()
+    result, trace, report = heal_with_scripted_claude(
+        repo,
+        [json.dumps(CONCLUSION), BYPASS, FIX],
+        tmp_path,
+        {"max_iterations": 1, "flake_reruns": 0},
+        samples=2,
+    )
 
     assert report["status"] == "healed"
     assert [f.description.split(":")[0] for f in result.fixes] == ["FIX"]
@@ -109,7 +96,7 @@ def count_words(lines):
             counts[word] = counts.get(word, 0) + 1
     return counts
 '''
-WORDS_TESTS = '''\
+WORDS_TESTS = """\
 from words.count import count_words
 
 
@@ -123,7 +110,7 @@ def test_no_lines():
 
 def test_double_space():
     assert count_words(["a  b"]) == {"a": 1, "b": 1}
-'''
+"""
 
 
 def test_when_only_a_bypass_passes_it_ships_and_the_pull_request_says_so(make_repo, tmp_path: Path) -> None:
