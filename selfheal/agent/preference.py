@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from selfheal.agent.events import Event
 from selfheal.agent.newtests.edgecases.behaviour import behaviour_changes
 from selfheal.agent.repair.bypass import bypassed_functions, changed_functions
-from selfheal.agent.repair.edits import apply_edits
+from selfheal.agent.repair.edits import Candidate, apply_edits
 from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Screening
 from selfheal.agent.state import HealState
@@ -61,9 +61,10 @@ def order_plausible(
 ) -> tuple[list[Screening], dict[int, Preference]]:
     """`plausible` with each strategy's candidates reordered; preferences keyed by id(screening).
     `tests`: each failing test's id -> its file's text, for the overfit review."""
-    texts = {id(s): _patched(state, s, accepted) for s in plausible}
-    overfit = {id(s): bool(overfit_risks(_base(state, texts[id(s)]), texts[id(s)], tests)) for s in plausible}
-    bypass = {id(s): bypassed_functions(_base(state, texts[id(s)]), texts[id(s)]) for s in plausible}
+    texts = {id(s): candidate_changes(state, s.candidate, accepted) for s in plausible}
+    bases = {key: _base(state, patched) for key, patched in texts.items()}
+    overfit = {key: bool(overfit_risks(bases[key], patched, tests)) for key, patched in texts.items()}
+    bypass = {key: bypassed_functions(bases[key], patched) for key, patched in texts.items()}
     strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
     preferences: dict[int, Preference] = {}
     ordered: list[Screening] = []
@@ -87,9 +88,9 @@ def order_plausible(
     return ordered, preferences
 
 
-def _patched(state: HealState, screening: Screening, accepted: dict[str, str]) -> dict[str, str]:
-    """The files the candidate changes, path -> patched text (on top of the accepted fixes)."""
-    candidate = screening.candidate
+def candidate_changes(state: HealState, candidate: Candidate, accepted: dict[str, str]) -> dict[str, str]:
+    """The files the candidate changes on top of the accepted fixes, path -> patched text (files
+    that end as they were at the base left out): what the verdict would judge."""
     current = {**state.base_texts_of(candidate), **accepted}
     changes = {**accepted, **apply_edits(current, candidate.edits)}
     return {p: t for p, t in changes.items() if t != state.base_text(p)}

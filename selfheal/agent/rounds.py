@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from selfheal.agent.events import Event, EventSink, stage
-from selfheal.agent.preference import order_plausible
+from selfheal.agent.preference import candidate_changes, order_plausible
 from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
 from selfheal.agent.repair.mutation import Hints
-from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Budget, RepairContext, Screening
 from selfheal.agent.report.checkpoints import Checkpoint, config_to_dict
 from selfheal.agent.report.result import HEALED, NOT_HEALED, PARTIAL, Rejection
@@ -207,8 +206,8 @@ class RepairRounds:
                 if self.validate(screening.candidate, accepted, baseline).holds:
                     after = result.after
                     passed = len(after.passing) if after is not None else 0
-                    risky = bool(overfit_risks(result.base_texts, result.changes, tests))
-                    _, bypass, behaviour = preferences[id(screening)].key
+                    # the preference read the same changes the verdict just judged
+                    risky, bypass, behaviour = preferences[id(screening)].key
                     size = patch_size(result.patch)
                     key = (risky, bypass, -passed, behaviour, size, strategies.index(strategy))
                     held.append((key, screening, snapshot(result)))
@@ -246,9 +245,7 @@ class RepairRounds:
     def validate(self, candidate: Candidate, accepted: dict[str, str], baseline: TestReport) -> Verdict:
         """A clean, real run of the full test command on the patched files, then the verdict."""
         state, result = self.state, self.state.result
-        current = {**state.base_texts_of(candidate), **accepted}
-        changes = {**accepted, **apply_edits(current, candidate.edits)}
-        changes = {p: t for p, t in changes.items() if t != state.base_text(p)}
+        changes = candidate_changes(state, candidate, accepted)
         patch = state.workspace.diff(changes)
         with stage(state.events, "validate", candidate=candidate.description) as info:
             before_run = after_run = None
