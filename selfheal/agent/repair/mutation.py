@@ -60,6 +60,8 @@ PRIORS = {
     "separator": 0.5,
     "format-field": 0.45,
     "named-constant": 0.5,
+    # a method of the same class with a related name (sibling_methods.py)
+    "sibling-method": 0.5,
 }
 
 ANNOTATION_DEFAULTS = {
@@ -258,6 +260,8 @@ class ModuleFacts:
         self.functions: list[str] = []
         self.attributes: dict[str, set[str]] = {}
         self.names: set[str] = set()
+        self.definitions: dict[str, ast.stmt] = {}  # name -> the top-level assignment binding it
+        self.classes: list[frozenset[str]] = []  # each class's public method names, for sibling methods
         for node in ast.walk(src.tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 self.attributes.setdefault(node.value.id, set()).add(node.attr)
@@ -265,7 +269,15 @@ class ModuleFacts:
                 self.names.add(node.id)
             elif isinstance(node, ast.alias):
                 self.names.add((node.asname or node.name).split(".")[0])
-        self.definitions: dict[str, ast.stmt] = {}  # name -> the top-level assignment binding it
+            elif isinstance(node, ast.ClassDef):
+                methods = frozenset(
+                    item.name
+                    for item in node.body
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and not item.name.startswith("_")
+                )
+                if len(methods) > 1:
+                    self.classes.append(methods)
         for node in src.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions.append(node.name)
