@@ -51,7 +51,9 @@ def test_the_files_own_classes_are_read_once_with_the_module_facts():
     src = SourceFile("ledger.py", source)
     module = ModuleFacts(src)
     assert module.classes == [frozenset({"total", "total_settled"})]
-    call = next(n for n in ast.walk(src.tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "total")
+    call = next(
+        n for n in ast.walk(src.tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "total"
+    )
     mutations = list(sibling_method_mutations(src, call, tuple(module.classes), ("total",)))
     assert [m.description for m in mutations] == ["`.total(...)` -> `.total_settled(...)`"]
     patched = apply_edits({"ledger.py": source}, mutations[0].edits)["ledger.py"]
