@@ -60,6 +60,8 @@ PRIORS = {
     "separator": 0.5,
     "format-field": 0.45,
     "named-constant": 0.5,
+    # a value wrapped in the conversion a failing assertion asks for (conversion_templates.py)
+    "conversion": 0.55,
     # a method of the same class with a related name (sibling_methods.py)
     "sibling-method": 0.5,
 }
