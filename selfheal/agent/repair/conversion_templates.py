@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 
 from selfheal.agent.repair.edits import Edit, SourceFile
-from selfheal.agent.repair.mutation import Mutation, short
+from selfheal.agent.repair.mutation import Mutation, header_nodes, short
 
 MAX_PER_STATEMENT = 6
 _ASSERT = re.compile(r"^(?:AssertionError: )?assert (?P<body>.+)$", re.MULTILINE)
@@ -100,35 +100,45 @@ def conversions_asked(messages: dict[str, str]) -> tuple[str, ...]:
 
 
 def _value_nodes(statement: ast.stmt) -> Iterator[ast.expr]:
-    """The values a statement computes that a conversion may wrap, outermost first."""
-    for node in ast.walk(statement):
-        valued = (ast.FormattedValue, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign)
-        if isinstance(node, valued) and node.value is not None:
-            yield node.value
-        elif isinstance(node, ast.Call):
-            yield from (a for a in node.args if not isinstance(a, ast.Starred))
+    """The values a statement's own line(s) compute that a conversion may wrap, outermost first."""
+    valued = (ast.FormattedValue, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign)
+    roots = [statement] if isinstance(statement, valued) else header_nodes(statement)
+    for root in roots:
+        for node in ast.walk(root):
+            if isinstance(node, valued) and node.value is not None:
+                yield node.value
+            elif isinstance(node, ast.Call):
+                yield from (a for a in node.args if not isinstance(a, ast.Starred))
 
 
 def conversion_edits(src: SourceFile, statement: ast.stmt, asked: tuple[str, ...]) -> Iterator[Mutation]:
+    """Each value wrapped in each asked conversion; a value written more than once in the statement
+    (`f"{n}B" if gnu else f"{n} bytes"`) is first wrapped everywhere at once."""
     if not asked or isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return
-    count = 0
-    seen: set[tuple[int, int, str]] = set()
+    spans: dict[str, list[tuple[int, int]]] = {}
     for node in _value_nodes(statement):
-        if not isinstance(node, _WRAPPED) or _already(node, asked):
-            continue
-        span = src.span(node)
-        text = src.segment(node)
+        if isinstance(node, _WRAPPED) and not _already(node, asked):
+            span = src.span(node)
+            if span not in spans.setdefault(src.segment(node), []):
+                spans[src.segment(node)].append(span)
+    choices: list[tuple[str, tuple[tuple[int, int], ...]]] = []
+    for text, where in spans.items():
+        if len(where) > 1:
+            choices.append((text, tuple(where)))
+        choices += [(text, (span,)) for span in where]
+    count = 0
+    for text, where in choices:
         for rank, conversion in enumerate(asked):
-            if (span[0], span[1], conversion) in seen or count >= MAX_PER_STATEMENT:
-                continue
-            seen.add((span[0], span[1], conversion))
+            if count >= MAX_PER_STATEMENT:
+                return
             count += 1
+            every = f" ({len(where)} times)" if len(where) > 1 else ""
             yield Mutation(
                 "conversion",
                 1.0 - 0.1 * rank,
-                (Edit(src.path, *span, f"{conversion}({text})"),),
-                f"`{short(text)}` -> `{conversion}({short(text)})`",
+                tuple(Edit(src.path, *span, f"{conversion}({text})") for span in where),
+                f"`{short(text)}` -> `{conversion}({short(text)})`{every}",
             )
 
 

@@ -96,5 +96,27 @@ def test_each_value_a_statement_computes_is_wrapped_in_each_asked_conversion():
     assert edits_of(2, ("int",)) == ["total = int(count * unit.size)"]
 
 
+def test_a_value_written_twice_is_first_wrapped_everywhere_at_once():
+    source = 'def size(n, gnu):\n    return f"{n}B" if gnu else f"{n} bytes"\n'
+    src = SourceFile("m.py", source)
+    statement = src.tree.body[0].body[0]
+    found = [
+        (m.description, apply_edits({"m.py": source}, m.edits)["m.py"].splitlines()[1].strip())
+        for m in conversion_edits(src, statement, ("int",))
+    ]
+    assert found == [
+        ("`n` -> `int(n)` (2 times)", 'return f"{int(n)}B" if gnu else f"{int(n)} bytes"'),
+        ("`n` -> `int(n)`", 'return f"{int(n)}B" if gnu else f"{n} bytes"'),
+        ("`n` -> `int(n)`", 'return f"{n}B" if gnu else f"{int(n)} bytes"'),
+    ]
+
+
+def test_a_compound_statement_wraps_only_its_own_line():
+    source = "def f(xs):\n    if len(xs) > 2:\n        return sum(xs)\n"
+    src = SourceFile("m.py", source)
+    statement = src.tree.body[0].body[0]
+    assert [m.description for m in conversion_edits(src, statement, ("int",))] == ["`xs` -> `int(xs)`"]
+
+
 def test_nothing_is_proposed_when_no_assertion_asks():
     assert edits_of(3, ()) == []
