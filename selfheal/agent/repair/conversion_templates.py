@@ -3,12 +3,13 @@ failing assertion asks for.
 
 `conversions_asked(messages)` reads pytest's `assert ACTUAL == EXPECTED` lines of the failing tests
 and names the conversions that turn the one into the other: `'1.0 byte'` for `'1 byte'` asks for
-`int`, `2.5` for `'2.5'` for `str`, `[1, 2]` for `(1, 2)` for `tuple`, `[3, 1]` for `[1, 3]` for
-`sorted`, `-4` for `4` for `abs`. `conversion_edits` then wraps each value a suspicious
-statement computes (a formatted field, a returned or assigned value, a call's argument) in those
-conversions. Nothing is proposed when no assertion asks: blind, the family would multiply every
-value by half a dozen wrappings. pytest shortens long values in that line (`[1, 2...', ...]`);
-those are not read, so a long list's missing `sorted` goes unasked.
+`int`, `'1.5 bytes'` for `'2 bytes'` for `round`, `2.5` for `'2.5'` for `str`, `[1, 2]` for
+`(1, 2)` for `tuple`, `[3, 1]` for `[1, 3]` for `sorted`, `-4` for `4` for `abs`.
+`conversion_edits` then wraps each value a suspicious statement computes (a formatted field, a
+returned or assigned value, a call's argument) in those conversions. Nothing is proposed when no
+assertion asks: blind, the family would multiply every value by half a dozen wrappings. pytest
+shortens long values in that line (`[1, 2...', ...]`); those are not read, so a long list's
+missing `sorted` goes unasked.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from selfheal.agent.repair.mutation import Mutation, header_nodes, short
 
 MAX_PER_STATEMENT = 6
 _ASSERT = re.compile(r"^(?:AssertionError: )?assert (?P<body>.+)$", re.MULTILINE)
-_WHOLE_FLOAT = re.compile(r"(?<![\d.])(\d+)\.0(?![\d])")
+_DECIMAL = re.compile(r"(?<![\d.])(\d+)\.\d+(?![\d.])")
 _WRAPPED = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.BinOp)
 
 
@@ -47,8 +48,10 @@ def conversions_for(actual: object, expected: object) -> tuple[str, ...]:
     found: list[str] = []
     number = (int, float)
     if isinstance(actual, str) and isinstance(expected, str):
-        if _WHOLE_FLOAT.sub(r"\1", actual) == expected:
-            found += ["int", "round"]
+        if _DECIMAL.sub(lambda m: m.group(1), actual) == expected:
+            found.append("int")
+        if _DECIMAL.sub(lambda m: str(round(float(m.group()))), actual) == expected:
+            found.append("round")
     elif isinstance(actual, float) and isinstance(expected, int) and not isinstance(expected, bool):
         if int(actual) == expected:
             found.append("int")

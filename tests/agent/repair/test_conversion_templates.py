@@ -45,7 +45,11 @@ def test_the_two_sides_of_an_assertion_are_read_as_literals(message, sides):
         ((1, 2), [1, 2], ("list",)),
         ([3, 1, 2], [1, 2, 3], ("sorted",)),
         ({2, 1}, [1, 2], ("list", "sorted")),
-        ("1.5 byte", "1 byte", ()),  # a different value, not a different type
+        ("1.123456789 Bytes", "1 Bytes", ("int", "round")),
+        ("1.5 byte", "1 byte", ("int",)),  # truncated, not rounded
+        ("1.5 byte", "2 byte", ("round",)),
+        ("1.5 byte", "3 byte", ()),  # a different value, not a different type
+        ("version 1.2.3", "version 1", ()),  # not a decimal number
         (3, 4, ()),
     ],
 )
