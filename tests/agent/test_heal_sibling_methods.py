@@ -1,4 +1,5 @@
-"""Whole heals whose fix calls the method next door: `time()` for `timetz()`, `match` for `fullmatch`.
+"""Whole heals whose fix calls the method next door (`time()` for `timetz()`, `match` for `fullmatch`)
+or reads an attribute of a name instead of the name (`page` for `page.parent`).
 
 Each runs through the public API with the local sandbox and real pytest, checks the proof
 obligations of `heal_repo`, then the concrete fix.
@@ -91,3 +92,51 @@ def test_a_validator_that_accepts_a_prefix_matches_the_whole_text(make_repo, run
     removed, added = diff_lines(result.patch)
     assert removed == ["    return _TAG.match(text) is not None"]
     assert added == ["    return _TAG.fullmatch(text) is not None"]
+
+
+def test_a_walk_up_the_tree_that_counts_the_root_tests_the_parent_instead(make_repo, run_heal, tmp_path):
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "sitemap/__init__.py": "",
+            "sitemap/pages.py": '''
+            """Pages of a site, each under its parent page."""
+
+
+            class Page:
+                def __init__(self, title, parent=None):
+                    self.title = title
+                    self.parent = parent
+
+
+            def trail(page):
+                """The titles from under the site's root down to `page`; the root itself has none."""
+                titles = []
+                while page is not None:
+                    titles.append(page.title)
+                    page = page.parent
+                return list(reversed(titles))
+            ''',
+            "tests/test_pages.py": """
+            from sitemap.pages import Page, trail
+
+
+            def test_the_root_has_no_trail():
+                assert trail(Page("Home")) == []
+
+
+            def test_a_nested_page():
+                docs = Page("Docs", Page("Home"))
+                assert trail(Page("API", docs)) == ["Docs", "API"]
+            """,
+        },
+        failing={
+            "tests/test_pages.py::test_the_root_has_no_trail",
+            "tests/test_pages.py::test_a_nested_page",
+        },
+    )
+    removed, added = diff_lines(result.patch)
+    assert removed == ["    while page is not None:"]
+    assert added == ["    while page.parent is not None:"]

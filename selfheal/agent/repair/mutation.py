@@ -34,6 +34,7 @@ PRIORS = {
     "argument-swap": 0.45,
     "name": 0.45,
     "attribute": 0.45,
+    "attribute-of": 0.4,
     "return-value": 0.4,
     "call-unwrap": 0.35,
     "statement-move": 0.35,
@@ -149,7 +150,19 @@ class FunctionFacts:
                 if arg is not None and arg.arg not in ("self", "cls"):
                     self.params.append(arg.arg)
         self.literal_inits: dict[str, str] = {}  # `out = []`: what a guard may return for `out`
+        self.attribute_reads: dict[str, list[str]] = {}  # `node.parent` read here: "node" -> ["parent"]
+        called: set[int] = set()  # methods are not values: `x.strip` never stands in for `x`
         for node in _walk_function(body_root):
+            if isinstance(node, ast.Call):
+                called.add(id(node.func))
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and isinstance(node.ctx, ast.Load)
+                and id(node) not in called
+                and node.attr not in self.attribute_reads.setdefault(node.value.id, [])
+            ):
+                self.attribute_reads[node.value.id].append(node.attr)
             if (
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
