@@ -49,6 +49,7 @@ PRIORS = {
     "regex": 0.5,
     "grouping": 0.45,
     "normalize": 0.4,
+    "index-step": 0.45,
     # error-directed repairs at a crash site (crash_templates.py): they only run where a failing
     # test raised the exception they answer, so they rank above every blind family there
     "crash-name": 1.3,
