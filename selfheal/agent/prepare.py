@@ -13,7 +13,7 @@ from selfheal.agent.exceptions import HealError, InterpreterError, TestCommandEr
 from selfheal.agent.localize.codeindex import CodeBase
 from selfheal.agent.localize.excerpt import suspect_excerpt
 from selfheal.agent.localize.spectrum import Localization, localize
-from selfheal.agent.localize.tracing import TracePlan, passing_to_trace, suspect_names, test_sources
+from selfheal.agent.localize.tracing import TracePlan, passing_to_trace, sources_of_tests, suspect_names
 from selfheal.agent.model.history import History
 from selfheal.agent.model.strategy import ModelSetup, ModelStrategy
 from selfheal.agent.model.toolbox import Toolbox
@@ -115,7 +115,7 @@ def trace_failures(
         chosen = passing_to_trace(
             failing=targets, passing=passing,
             durations={n: o.duration for n, o in baseline.outcomes.items()},
-            names=names, sources=test_sources(_test_files(state, passing)), plan=plan,
+            names=names, sources=sources_of_tests(_test_files(state, passing)), plan=plan,
         )  # fmt: skip
         ran = sorted({f for lines in failing.tests.values() for f in lines if lines[f]})
         covered = None

@@ -51,7 +51,7 @@ def suspect_names(functions: Iterable[str]) -> list[str]:
     return list(names)
 
 
-def test_sources(test_files: Mapping[str, str]) -> dict[tuple[str, str], str]:
+def sources_of_tests(test_files: Mapping[str, str]) -> dict[tuple[str, str], str]:
     """(test file, function name) -> the function's source, for every function of the test
     files (methods too, by their own name: a test class that inherits its tests from a base class
     finds them under the base's methods)."""
