@@ -61,9 +61,10 @@ def sources_of_tests(test_files: Mapping[str, str]) -> dict[tuple[str, str], str
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
             continue
+        lines = text.splitlines()  # once per file: ast.get_source_segment splits it per call
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                segment = ast.get_source_segment(text, node) or ""
+                segment = "\n".join(lines[node.lineno - 1 : node.end_lineno])
                 key = (path, node.name)
                 found[key] = found.get(key, "") + "\n" + segment
     return found
