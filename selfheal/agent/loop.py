@@ -173,7 +173,7 @@ class HealRun:
     def execute(self) -> HealResult:
         state, result, after = self.state, self.state.result, self.after
         check_interpreter(state)
-        baseline = run_baseline(state)
+        baseline, coverage = run_baseline(state)
         result.baseline = baseline
         if not baseline.ran:
             return state.finish(ERROR, error=baseline.message)
@@ -188,7 +188,7 @@ class HealRun:
             targets = self.chosen_targets(targets)
             if not targets:
                 return state.finish(NOTHING_TO_HEAL)
-        coverage = trace_failures(state, baseline, targets)
+        coverage = trace_failures(state, baseline, targets, traced=coverage)
         result.localization = localize_failures(state, baseline, targets, coverage)
         recall_memory(state, baseline, targets)
         if self.model is not None:

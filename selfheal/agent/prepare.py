@@ -54,17 +54,22 @@ def check_interpreter(state: HealState) -> None:
         )
 
 
-def run_baseline(state: HealState) -> TestReport:
+def run_baseline(state: HealState, plan: TracePlan | None = None) -> tuple[TestReport, CoverageMap | None]:
     """The suite as it is, each test under the hang probe: the tests that hang are stopped in
-    seconds and named, and the durations of the others time every later run. No tracer: coverage
-    is taken afterwards, where it is needed (`trace_failures`)."""
+    seconds and named, and the durations of the others time every later run. A small suite runs
+    under the tracer; a larger one without, its coverage taken afterwards where it is needed
+    (`trace_failures`)."""
+    plan = plan or TracePlan()
+    traced = plan.traces_baseline(state.existing_test_texts())
     load = load_factor()
     probe = hang_probe(state.config.test_timeout, load)
     with stage(
         state.events, "baseline", command=state.config.test_command, test_limit_s=round(probe, 1)
     ) as info:
         before = state.runner.fingerprint()
-        baseline, _ = state.runner.run(test_timeout=probe)
+        baseline, coverage = state.runner.run(
+            coverage_files=sorted(state.sources) if traced else None, test_timeout=probe
+        )
         state.suite_writes = frozenset(changed_paths(before, state.runner.fingerprint()))
         limits = TimeLimits.from_baseline(
             baseline.outcomes, baseline.duration_s, ceiling=state.config.test_timeout, probe=probe, load=load
@@ -74,6 +79,7 @@ def run_baseline(state: HealState) -> TestReport:
             status=baseline.status,
             failed=len(baseline.failing),
             passed=len(baseline.passing),
+            coverage=coverage is not None,
             hung=sorted(limits.hung),
         )
     if limits.hung:
@@ -86,15 +92,22 @@ def run_baseline(state: HealState) -> TestReport:
     if baseline.status == NOT_FOUND:
         # "selfheal: command not found: X" -> "test command not found: X"
         raise TestCommandError(f"test {baseline.message.removeprefix('selfheal: ')}")
-    return baseline
+    return baseline, coverage
 
 
 def trace_failures(
-    state: HealState, baseline: TestReport, targets: list[str], plan: TracePlan | None = None
+    state: HealState,
+    baseline: TestReport,
+    targets: list[str],
+    plan: TracePlan | None = None,
+    traced: CoverageMap | None = None,
 ) -> CoverageMap | None:
-    """Per-test coverage where the spectrum needs it (localize/tracing.py): a small suite whole,
-    in one run; a large one in two, the failing tests over every source file, then the passing
-    tests most likely to run the suspects, over the files the failing tests ran."""
+    """Per-test coverage where the spectrum needs it (localize/tracing.py): what the baseline
+    traced (`traced`, a small suite) as it is; else a suite of a few hundred tests whole, in one
+    run; a large one in two, the failing tests over every source file, then the passing tests
+    most likely to run the suspects, over the files the failing tests ran."""
+    if traced is not None:
+        return traced
     plan = plan or TracePlan()
     passing = baseline.passing
     files = sorted(state.sources)

@@ -80,11 +80,23 @@ def coverage_event(trace: Trace) -> dict:
     return event.data
 
 
-def test_the_baseline_runs_without_a_tracer_and_a_small_suite_is_then_traced_whole(make_repo):
+def test_a_small_suite_is_traced_in_the_baseline_run_itself(make_repo):
     with heal_run(make_repo(REPO)) as (run, trace):
-        baseline = run_baseline(run.state)
-        assert baseline.failing == [FAILING]
-        coverage = trace_failures(run.state, baseline, [FAILING], TracePlan(whole_suite_below=10))
+        baseline, traced = run_baseline(run.state)  # five test functions: at most 100
+        assert traced is not None and sorted(traced.tests) == sorted(baseline.outcomes)
+        assert trace_failures(run.state, baseline, [FAILING], traced=traced) is traced
+    assert next(e for e in trace.events if e.node == "baseline").data["coverage"] is True
+    assert [e for e in trace.events if e.node == "coverage"] == []
+
+
+def test_past_the_bound_the_baseline_runs_without_a_tracer_and_a_few_hundred_are_traced_whole(
+    make_repo,
+):
+    untraced = TracePlan(in_baseline_below=4)
+    with heal_run(make_repo(REPO)) as (run, trace):
+        baseline, traced = run_baseline(run.state, untraced)
+        assert (baseline.failing, traced) == ([FAILING], None)
+        coverage = trace_failures(run.state, baseline, [FAILING], TracePlan(in_baseline_below=4))
     assert coverage is not None
     assert sorted(coverage.tests) == sorted(baseline.outcomes)
     assert coverage.tests[FAILING]["shop/prices.py"] == frozenset({6})
@@ -95,8 +107,8 @@ def test_the_baseline_runs_without_a_tracer_and_a_small_suite_is_then_traced_who
 
 def test_a_large_suite_traces_the_failing_tests_then_the_passing_tests_of_the_suspects(make_repo):
     with heal_run(make_repo(REPO)) as (run, trace):
-        baseline = run_baseline(run.state)
-        plan = TracePlan(whole_suite_below=2, max_tests=1)
+        plan = TracePlan(in_baseline_below=0, whole_suite_below=2, max_tests=1)
+        baseline, _ = run_baseline(run.state, plan)
         coverage = trace_failures(run.state, baseline, [FAILING], plan)
     assert coverage is not None
     # the failing test over every source file; one passing test (the plan's bound): of those

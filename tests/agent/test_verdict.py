@@ -81,7 +81,7 @@ def judge_replacements(repo: Path, *replacements: tuple[str, str, str]) -> tuple
     """Baseline, then the verdict on a hand-written candidate of (path, old, new) replacements,
     through the same real runs a heal makes."""
     with heal_run(repo) as run:
-        baseline = run_baseline(run.state)
+        baseline, _ = run_baseline(run.state)
         candidate = Candidate(
             edits=tuple(replace_in(run, *r) for r in replacements), family="hand-written",
             description="hand-written candidate", file=replacements[0][0], line=1, function="?",

@@ -10,8 +10,10 @@ lines every test runs from the lines only the failing tests run). So coverage co
    tests whose own source names a suspect (its class or function), then the tests of the failing
    tests' files, fastest first, up to `TracePlan`'s count and seconds.
 
-A suite of at most `TracePlan.whole_suite_below` passing tests is traced whole in one run, as
-before: there the tracer costs little and the spectrum sees every test.
+A small suite (at most `TracePlan.in_baseline_below` test functions in its test files) is traced
+in the baseline run itself, as before: there the tracer costs little, and a second run would cost
+more. A suite of at most `TracePlan.whole_suite_below` passing tests is traced whole in one more
+run after the baseline.
 """
 
 from __future__ import annotations
@@ -24,13 +26,24 @@ from dataclasses import dataclass
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+TEST_FUNCTION = re.compile(r"^\s*(?:async\s+)?def\s+test", re.MULTILINE)
+
+
 @dataclass(frozen=True)
 class TracePlan:
     """Bounds of the coverage of passing tests on a large suite."""
 
+    # at most this many test functions written in the test files: the baseline itself is traced
+    # (one run, as small suites always were); parametrized and inherited tests make the real
+    # count larger, so the bound is low
+    in_baseline_below: int = 100
     whole_suite_below: int = 300  # at most this many passing tests: trace them all, at once
     max_tests: int = 200  # passing tests traced at most
     max_seconds: float = 20.0  # their baseline durations summed at most (the tracer slows them)
+
+    def traces_baseline(self, test_files: Mapping[str, str]) -> bool:
+        written = sum(len(TEST_FUNCTION.findall(text)) for text in test_files.values())
+        return written <= self.in_baseline_below
 
     def traces_whole_suite(self, passing: int) -> bool:
         return passing <= self.whole_suite_below

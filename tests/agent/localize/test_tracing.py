@@ -112,7 +112,13 @@ def test_the_plan_bounds_the_count_and_the_seconds_traced():
     ]
 
 
-def test_a_small_suite_is_traced_whole():
+def test_a_suite_of_few_written_tests_is_traced_in_the_baseline():
+    files = {"tests/test_cart.py": TEST_FILE, "tests/test_async.py": "async def test_io():\n    pass\n"}
+    assert TracePlan(in_baseline_below=5).traces_baseline(files) is True  # 4 + 1 written
+    assert TracePlan(in_baseline_below=4).traces_baseline(files) is False
+
+
+def test_a_suite_of_a_few_hundred_is_traced_whole():
     plan = TracePlan(whole_suite_below=300)
     assert plan.traces_whole_suite(300) is True
     assert plan.traces_whole_suite(301) is False
