@@ -82,3 +82,46 @@ def test_a_test_that_needs_what_earlier_tests_left_is_screened_after_them(make_r
     assert result.metrics.screener == "fork-worker+ordered"
     assert any("depend on what earlier tests leave behind" in note for note in result.notes)
     assert "screened in a fresh process after them" in (describe_finished(worker) or "")
+
+
+def test_a_failed_comparison_the_worker_words_without_its_exception_name_is_not_a_disagreement(
+    make_repo,
+) -> None:
+    # with a double quote in its `+  where` line, pytest in the fork-worker words this failed
+    # comparison `assert {...} == {...}`, the real run `AssertionError: assert ...`: the same
+    # failure, so the heal keeps the plain worker instead of a fresh pytest process per candidate
+    repo = make_repo(
+        {
+            "tally/__init__.py": "",
+            "tally/levels.py": '''\
+                """Counts of log lines by level."""
+
+
+                def counts(lines):
+                    found = {}
+                    for line in lines:
+                        level = line.split()[0]
+                        found[level] = found.get(level, 1) + 1
+                    return found
+                ''',
+            "tests/test_levels.py": """\
+                from tally.levels import counts
+
+
+                def test_no_lines():
+                    assert counts([]) == {}
+
+
+                def test_counts_by_level():
+                    assert counts(['INFO user said "hi"', "INFO b", "ERROR c"]) == {"INFO": 2, "ERROR": 1}
+                """,
+        }
+    )
+    trace = Trace()
+    result = heal(build_config(repo, {"python": sys.executable, "memory": "off"}), LocalSandbox(), trace)
+
+    assert result.status == "healed"
+    [worker] = [e for e in trace.events if e.node == "screening_worker" and "screener" in e.data]
+    assert worker.data["screener"] == "fork-worker"
+    assert "disagreements" not in worker.data
+    assert result.metrics.screener == "fork-worker"

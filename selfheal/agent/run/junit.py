@@ -13,9 +13,16 @@ SEVERITY = {"passed": 0, "skipped": 1, "xfailed": 1, "failed": 3, "error": 3}
 
 def error_type(message: str, outcome: str) -> str:
     """The exception's class name a failure message starts with (`KeyError: 'x'` -> KeyError),
-    else the outcome itself."""
+    else the outcome itself.
+
+    pytest words a rewritten assertion's crash line either way, `AssertionError: assert ...` or
+    just `assert ...` (a comparison it explains with `+  where` lines, or one a fork-worker sees
+    without its junit layer): both are an AssertionError.
+    """
     found = ERROR_TYPE.match(message or "")
-    return found.group(1).rsplit(".", 1)[-1] if found else outcome
+    if found:
+        return found.group(1).rsplit(".", 1)[-1]
+    return "AssertionError" if (message or "").lstrip().startswith("assert ") else outcome
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from selfheal.agent.run.junit import parse_junit
+import pytest
+
+from selfheal.agent.run.junit import error_type, parse_junit
 from selfheal.agent.run.tracebacks import Frame, parse_frames
 
 JUNIT = b"""<?xml version="1.0" encoding="utf-8"?>
@@ -68,3 +70,19 @@ ZeroDivisionError: division by zero"""
 def test_pytest_style_frames():
     text = "pkg/mod.py:3: in f\n    return 1 / 0\nE   ZeroDivisionError: division by zero\n"
     assert parse_frames(text) == [Frame("pkg/mod.py", 3, "f")]
+
+
+@pytest.mark.parametrize(
+    ("message", "outcome", "kind"),
+    [
+        ("KeyError: 'port'", "failed", "KeyError"),
+        ("AssertionError: assert [1] == [1, 2]", "failed", "AssertionError"),
+        # the same failed assertion as a fork-worker's pytest words it, with its `+  where` line
+        ("assert {'INFO': 1} == {'INFO': 2}\n +  where {'INFO': 1} = counts()", "failed", "AssertionError"),
+        ("requests.exceptions.ConnectionError: refused", "error", "ConnectionError"),
+        ("", "failed", "failed"),
+        ("something went wrong", "error", "error"),
+    ],
+)
+def test_the_exception_type_of_a_failure_message(message, outcome, kind):
+    assert error_type(message, outcome) == kind
