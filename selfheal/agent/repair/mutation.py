@@ -60,6 +60,13 @@ PRIORS = {
     "separator": 0.5,
     "format-field": 0.45,
     "named-constant": 0.5,
+    # expression synthesis from in-scope values (synthesis.py): below the single-token families,
+    # weighted up by the failing tests' actual and expected values
+    "synthesis-adjust": 0.5,
+    "synthesis-clamp": 0.5,
+    "synthesis-neutral": 0.5,
+    "synthesis-update": 0.5,
+    "synthesis-replace": 0.4,
 }
 
 ANNOTATION_DEFAULTS = {

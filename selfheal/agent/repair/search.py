@@ -32,7 +32,9 @@ from selfheal.agent.repair.mutation import (
 )
 from selfheal.agent.repair.operators import statement_mutations
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
+from selfheal.agent.repair.synthesis import MAX_PER_STATEMENT, synthesized_mutations
 from selfheal.agent.repair.templates import template_mutations
+from selfheal.agent.repair.value_evidence import ValueEvidence
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class SearchSettings:
     explore_after_plausible: int = 40
     explore_seconds: float = 15.0  # ... or this long, whichever ends first
     max_plausible: int = 4
+    max_synthesized: int = 160  # expression synthesis: its cap per heal
     pair_pool: int = 14
     pair_pool_disruptive: int = 4  # places in the pool for singles that broke a passing test
     max_pairs: int = 250
@@ -111,14 +114,21 @@ class SearchStrategy:
             sites.append((suspect.file, statement, suspect.score, suspect.function))
         sites += self._module_definitions(sites, files, statements_seen)
         evidence = FailureEvidence.of(context)
+        values = ValueEvidence.of(context)
+        synthesized_left = self.settings.max_synthesized
         recalled = context.recalled  # earlier heals of this repository: a reorder, never a filter
         for path, statement, score, function_name in sites:
             src, parents, module = files[path]
             facts = FunctionFacts(src, enclosing_function(statement, parents))
+            synthesized = synthesized_mutations(
+                src, statement, parents, facts, module, values, limit=min(MAX_PER_STATEMENT, synthesized_left)
+            )
+            synthesized_left -= len(synthesized)
             mutations = itertools.chain(
                 directed_mutations(src, statement, parents, facts, evidence, context.sources),
                 statement_mutations(src, statement, parents, facts, module, context.hints),
                 template_mutations(src, statement, parents, facts, module),
+                synthesized,  # last: a candidate another family also makes keeps that family's name
             )
             for mutation in mutations:
                 try:
