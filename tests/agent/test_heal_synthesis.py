@@ -46,7 +46,10 @@ def test_an_argument_is_adjusted_by_an_in_scope_value(make_repo, run_heal, tmp_p
                 assert len(row("total", 12, 20)) == 20
             """,
         },
-        failing={"tests/test_table.py::test_a_row_is_as_wide_as_asked", "tests/test_table.py::test_a_longer_label"},
+        failing={
+            "tests/test_table.py::test_a_row_is_as_wide_as_asked",
+            "tests/test_table.py::test_a_longer_label",
+        },
     )
     removed, added = diff_lines(result.patch)
     assert removed == ["    return prefix + str(value).ljust(width)"]

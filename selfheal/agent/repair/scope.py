@@ -61,6 +61,7 @@ STR_METHODS = {
     "isdigit",
     "isalpha",
 }
+WEAK_KINDS = ("iterable", "object")
 METHOD_KINDS = {"append": "list", "extend": "list", "insert": "list", "add": "set", "setdefault": "dict"}
 
 
@@ -70,7 +71,7 @@ class Scope:
     kinds: dict[str, str] = field(default_factory=dict)  # name -> list | set | dict | number | str
     expressions: tuple[str, ...] = ()  # sub-expressions of the function, by first appearance
     loop_targets: tuple[str, ...] = ()  # of the loops around the statement, innermost first
-    membership: tuple[tuple[str, str], ...] = ()  # (value, collection) of every `v in c` read
+    membership: tuple[tuple[str, str], ...] = ()  # (value, collection): `v in c`, and `c[v]` of a dict
     local_names: tuple[str, ...] = ()  # what the function may rebind or update: not module names
     accumulators: tuple[str, ...] = ()  # locals bound to a number literal before (`total = 0`)
 
@@ -137,6 +138,13 @@ def scope_at(
         and isinstance(node.ops[0], (ast.In, ast.NotIn))
         and _name_of(node.comparators[0])
     )
+    membership += tuple(
+        (src.segment(node.slice), _name_of(node.value) or "")
+        for node in nodes
+        if isinstance(node, ast.Subscript)
+        and kinds.get(_name_of(node.value) or "") == "dict"
+        and not isinstance(node.slice, ast.Slice)
+    )
     return Scope(
         names=tuple(names),
         kinds={k: v for k, v in kinds.items() if v},
@@ -150,23 +158,31 @@ def scope_at(
 
 def _kinds_from_use(nodes: list[ast.AST]) -> dict[str, str]:
     """Kinds that how a name is used gives away: `x.append(...)` a list, `x.lower()` a string,
-    `x + 1` or `range(x)` a number, `for _ in x` or `len(x)` something iterable."""
+    `x + 1` or `range(x)` a number, `for _ in x` or `len(x)` something iterable, `x.total` an object."""
     found: dict[str, str] = {}
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     for node in nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = _name_of(node.func.value)
             if owner and node.func.attr in METHOD_KINDS:
-                found.setdefault(owner, METHOD_KINDS[node.func.attr])
+                _note(found, owner, METHOD_KINDS[node.func.attr])
             elif owner and node.func.attr in STR_METHODS:
-                found.setdefault(owner, "str")
+                _note(found, owner, "str")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
             owner = _name_of(node.args[0])
             if owner and node.func.id in ("len", "sorted", "list", "set", "enumerate", "reversed"):
-                found.setdefault(owner, "iterable")
+                _note(found, owner, "iterable")
             elif owner and node.func.id == "range":
-                found.setdefault(owner, "number")
+                _note(found, owner, "number")
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id != "self"
+            and id(node) not in called
+        ):
+            _note(found, node.value.id, "object")  # `invoice.amount`: a record, not a number
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and _name_of(node.iter):
-            found.setdefault(_name_of(node.iter) or "", "iterable")
+            _note(found, _name_of(node.iter) or "", "iterable")
         elif isinstance(node, (ast.BinOp, ast.AugAssign, ast.Compare)):
             operands = (
                 [node.left, node.right]
@@ -183,8 +199,14 @@ def _kinds_from_use(nodes: list[ast.AST]) -> dict[str, str]:
                 for operand in operands:
                     owner = _name_of(operand)
                     if owner:
-                        found.setdefault(owner, "number")
+                        _note(found, owner, "number")
     return found
+
+
+def _note(found: dict[str, str], name: str, kind: str) -> None:
+    """Keep the first kind seen, unless a vaguer one (iterable, object) meets a precise one."""
+    if name not in found or (found[name] in WEAK_KINDS and kind not in WEAK_KINDS):
+        found[name] = kind
 
 
 def _number_literal(node: ast.AST) -> bool:

@@ -27,7 +27,7 @@ MAX_POSITION_LENGTH = 60
 MAX_ADJUSTERS = 4
 MAX_BOUNDS = 3
 MAX_REPLACEMENTS = 5
-MAX_UPDATE_VALUES = 4
+MAX_UPDATES = 4  # per collection
 BASE_WEIGHT = 0.5
 NEUTRAL_SWAPS = {
     "0": ("None", 'float("-inf")', 'float("inf")', "1"),
@@ -45,7 +45,7 @@ NEUTRAL_SWAPS = {
     'float("inf")': ('float("-inf")', "None", "0"),
     'float("-inf")': ('float("inf")', "None", "0"),
 }
-NON_NUMERIC_KINDS = ("list", "set", "dict", "str", "iterable")
+NON_NUMERIC_KINDS = ("list", "set", "dict", "str", "iterable", "object")
 TEXT_CALLS = {"str", "repr", "format", "join", "chr", *STR_METHODS}
 # a binary operator that binds at least as tightly as `+`/`-` needs no brackets before ` + n`
 TIGHT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
@@ -117,9 +117,8 @@ def adjusted(
         return []
     text = _operand(src, node)
     used = _names_in(node)
-    adjusters = [n for n in scope.names if n not in used and scope.kinds.get(n) not in NON_NUMERIC_KINDS][
-        :MAX_ADJUSTERS
-    ]
+    numbers = [n for n in scope.names if n not in used and scope.kinds.get(n) not in NON_NUMERIC_KINDS]
+    adjusters = sorted(numbers, key=lambda n: scope.kinds.get(n) != "number")[:MAX_ADJUSTERS]
     name_weight = 1.0 if evidence.off_by_input else BASE_WEIGHT
     one_weight = 1.0 if evidence.off_by_one else BASE_WEIGHT * 0.8
     found = []
@@ -206,30 +205,36 @@ def collection_updates(
         if collection in assigned:
             continue
         kind = "number" if collection in scope.accumulators else scope.kinds[collection]
-        tested = [v for v, c in scope.membership if c == collection]
-        values: list[tuple[str, float]] = [(v, 1.0) for v in tested]
-        values += [(v, 0.8) for v in assigned]
-        values += [(v, 0.7) for v in scope.loop_targets]
-        if kind == "number":
-            values = [(v, w) for v, w in values if scope.kinds.get(v) not in NON_NUMERIC_KINDS]
-        seen_values: list[str] = []
-        for value, weight in values:
-            if value in seen_values or value == collection or len(seen_values) >= MAX_UPDATE_VALUES:
+        tested = list(dict.fromkeys(v for v, c in scope.membership if c == collection))
+        near = [(v, 0.8) for v in assigned] + [(v, 0.7) for v in scope.loop_targets]
+        if kind == "dict" and tested:
+            # a key the function already looks up, with a value bound nearby
+            updates = [(f"{collection}[{k}] = {v}", w) for k in tested[:2] for v, w in near if v != k]
+        else:
+            values = [(v, 1.0) for v in tested] + near
+            if kind == "number":
+                values = [(v, w) for v, w in values if scope.kinds.get(v) not in NON_NUMERIC_KINDS]
+            updates = [
+                (line, w)
+                for v, w in values
+                if v != collection
+                for line in _updates(collection, kind, v, [o for o, _ in values if o != v])
+            ]
+        kept: list[str] = []
+        for line, weight in updates:
+            if line in kept or len(kept) >= MAX_UPDATES or ast.dump(ast.parse(line).body[0]) in existing:
                 continue
-            seen_values.append(value)
-            for line in _updates(collection, kind, value, [v for v, _ in values if v != value]):
-                if ast.dump(ast.parse(line).body[0]) in existing:
-                    continue
-                found.append(
-                    Mutation(
-                        "synthesis-update",
-                        weight * item_weight,
-                        (Edit(src.path, offset, offset, f"{indent}{line}\n"),),
-                        f"insert `{line}` after line {statement.lineno}"
-                        if not isinstance(statement, (ast.For, ast.AsyncFor))
-                        else f"insert `{line}` at the top of the loop at line {statement.lineno}",
-                    )
+            kept.append(line)
+            found.append(
+                Mutation(
+                    "synthesis-update",
+                    weight * item_weight,
+                    (Edit(src.path, offset, offset, f"{indent}{line}\n"),),
+                    f"insert `{line}` after line {statement.lineno}"
+                    if not isinstance(statement, (ast.For, ast.AsyncFor))
+                    else f"insert `{line}` at the top of the loop at line {statement.lineno}",
                 )
+            )
     return found
 
 

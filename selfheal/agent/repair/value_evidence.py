@@ -31,7 +31,7 @@ class ValueEvidence:
             pair = assertion_values(context.baseline_messages.get(test, ""))
             if pair is not None and pair not in mismatches:
                 mismatches.append(pair)
-        return cls(tuple(mismatches), test_numbers(context.target_tests))
+        return cls(tuple(mismatches), failing_numbers(context.target_tests))
 
     def _numeric(self) -> list[tuple[float, float]]:
         return [(a, e) for a, e in self.mismatches if _is_number(a) and _is_number(e)]
@@ -76,19 +76,22 @@ def assertion_values(message: str) -> tuple[object, object] | None:
         return None
 
 
-def test_numbers(target_tests: dict[str, str]) -> tuple[float, ...]:
+def failing_numbers(target_tests: dict[str, str]) -> tuple[float, ...]:
+    """Numeric constants of the failing tests' files, in source order."""
     found: list[float] = []
     for text in target_tests.values():
         try:
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and _is_number(node.value) and node.value not in found:
+        constants = sorted(
+            (n for n in ast.walk(tree) if isinstance(n, ast.Constant) and _is_number(n.value)),
+            key=lambda n: (n.lineno, n.col_offset),
+        )
+        for node in constants:
+            if node.value not in found:
                 found.append(node.value)
-            if len(found) >= MAX_NUMBERS:
-                return tuple(found)
-    return tuple(found)
+    return tuple(found[:MAX_NUMBERS])
 
 
 def _is_number(value: object) -> bool:
