@@ -10,6 +10,7 @@ kind (`list`, `set`, `dict`, `number`, `str`) where its binding or its use says 
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -231,9 +232,9 @@ def _is_text_split(node: ast.AST) -> bool:
 def _scope_nodes(root: ast.AST) -> Iterator[ast.AST]:
     """Nodes of a function body, not descending into nested scopes (functions, classes,
     lambdas, comprehensions), whose names are not the function's own."""
-    stack = list(ast.iter_child_nodes(root))
-    while stack:
-        node = stack.pop(0)
+    queue = deque(ast.iter_child_nodes(root))
+    while queue:
+        node = queue.popleft()
         yield node
         if not isinstance(
             node,
@@ -248,7 +249,7 @@ def _scope_nodes(root: ast.AST) -> Iterator[ast.AST]:
                 ast.GeneratorExp,
             ),
         ):
-            stack.extend(ast.iter_child_nodes(node))
+            queue.extend(ast.iter_child_nodes(node))
 
 
 def _self_attributes(function: ast.AST, owner: ast.AST | None) -> list[str]:
