@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from selfheal.agent.report.lessons import build_lessons
 from tests.agent.test_heal_bug_shapes import heal_repo
 from tests.conftest import diff_lines
 
@@ -99,6 +100,9 @@ def test_a_value_is_clamped_to_the_bound_its_class_keeps(make_repo, run_heal, tm
     assert removed == ["        self.level = self.level + steps"]
     assert added == ["        self.level = min(self.level + steps, self.ceiling)"]
     assert result.fixes[0].family == "synthesis-clamp"
+    assert build_lessons(result)[0].startswith(
+        "In `Fader.raise_by` (mixer/fader.py:11) a value was not kept within its bound: "
+    )
 
 
 def test_a_wrong_starting_value_is_swapped_for_the_neutral_one(make_repo, run_heal, tmp_path):

@@ -122,9 +122,14 @@ def scope_at(
         if not kinds.get(name):
             kinds[name] = kind
     local_names = tuple(names)
-    for text in _self_attributes(root, parents.get(function) if function is not None else None):
+    owner = parents.get(function) if function is not None else None
+    for text in _self_attributes(root, owner):
         if text not in names:
             names.append(text)
+    if isinstance(owner, ast.ClassDef):
+        for text, kind in _attribute_kinds(owner).items():
+            if not kinds.get(text):
+                kinds[text] = kind
     for name, definition in module.definitions.items():
         value = definition.value if isinstance(definition, (ast.Assign, ast.AnnAssign)) else None
         kind = _value_kind(value) if value is not None else None
@@ -270,6 +275,17 @@ def _self_attributes(function: ast.AST, owner: ast.AST | None) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _attribute_kinds(owner: ast.ClassDef) -> dict[str, str]:
+    """Kinds of `self.x` from what the class assigns it (`self.done = False`: a flag)."""
+    found: dict[str, str] = {}
+    for node in ast.walk(owner):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and _is_self_attribute(node.targets[0]):
+            kind = _value_kind(node.value)
+            if kind:
+                found.setdefault(f"self.{node.targets[0].attr}", kind)
+    return found
+
+
 def _is_self_attribute(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
@@ -299,11 +315,9 @@ def _value_kind(value: ast.AST) -> str | None:
         return "set"
     if isinstance(value, (ast.Dict, ast.DictComp)):
         return "dict"
-    if (
-        isinstance(value, ast.Constant)
-        and isinstance(value.value, (int, float))
-        and not isinstance(value.value, bool)
-    ):
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        return "bool"
+    if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)):
         return "number"
     if isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant):
         return _value_kind(value.operand)

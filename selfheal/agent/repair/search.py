@@ -1,6 +1,7 @@
 """The embedded search engine: mutation-based program repair, no model needed.
 
-Candidates come from the mutation operators and fix templates applied to the most suspicious
+Candidates come from the directed families, the mutation operators, the fix templates and
+expression synthesis (capped per statement and per heal) applied to the most suspicious
 statements first, ranked by suspiciousness x operator prior (ties broken by a seeded shuffle, so
 a given seed always gives the same order). Each is screened; once one is plausible, a few more
 are screened so that the smallest plausible edit can win. When no single mutation fixes

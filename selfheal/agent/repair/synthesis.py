@@ -28,7 +28,7 @@ MAX_ADJUSTERS = 4
 MAX_BOUNDS = 3
 MAX_REPLACEMENTS = 5
 MAX_UPDATES = 4  # per collection
-BASE_WEIGHT = 0.5
+BASE_WEIGHT = 0.3  # without evidence for it: below the single-token families of a line
 NEUTRAL_SWAPS = {
     "0": ("None", 'float("-inf")', 'float("inf")', "1"),
     "0.0": ("None", 'float("-inf")', 'float("inf")', "1.0"),
@@ -45,7 +45,7 @@ NEUTRAL_SWAPS = {
     'float("inf")': ('float("-inf")', "None", "0"),
     'float("-inf")': ('float("inf")', "None", "0"),
 }
-NON_NUMERIC_KINDS = ("list", "set", "dict", "str", "iterable", "object")
+NON_NUMERIC_KINDS = ("list", "set", "dict", "str", "iterable", "object", "bool")
 TEXT_CALLS = {"str", "repr", "format", "join", "chr", *STR_METHODS}
 # a binary operator that binds at least as tightly as `+`/`-` needs no brackets before ` + n`
 TIGHT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
@@ -113,7 +113,7 @@ def adjusted(
     src: SourceFile, node: ast.expr, role: str, scope: Scope, evidence: ValueEvidence
 ) -> list[Mutation]:
     """`E` -> `E + n`, `E - n` for an in-scope numeric value `n`, and `E + 1`, `E - 1`."""
-    if isinstance(node, ast.Constant) or not _numeric_shape(node, scope):
+    if _literal(node) or not _numeric_shape(node, scope):
         return []
     text = _operand(src, node)
     used = _names_in(node)
@@ -133,7 +133,7 @@ def clamped(
     src: SourceFile, node: ast.expr, role: str, scope: Scope, evidence: ValueEvidence
 ) -> list[Mutation]:
     """`E` -> `min(E, b)` / `max(E, b)` for an in-scope bound `b` or zero."""
-    if role == "condition" or isinstance(node, ast.Constant) or not _numeric_shape(node, scope):
+    if role == "condition" or _literal(node) or not _numeric_shape(node, scope):
         return []
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
         return []
@@ -152,6 +152,8 @@ def neutral_swaps(src: SourceFile, node: ast.expr, role: str, evidence: ValueEvi
     """A neutral or initial value swapped for another: `0` -> `float("-inf")`, `[]` -> `None`."""
     text = src.segment(node)
     weight = 1.0 if evidence.neutral else BASE_WEIGHT
+    if role != "value":
+        weight *= 0.6  # a starting value is bound by an assignment; elsewhere a swap is a long shot
     return [
         _replace(src, node, other, "synthesis-neutral", weight, role) for other in NEUTRAL_SWAPS.get(text, ())
     ]
@@ -198,7 +200,7 @@ def collection_updates(
     existing = {ast.dump(s) for s in facts.statements}
     assigned = [_target_name(t) for target in _targets(statement) for t in _flat(target)]
     assigned = [a for a in assigned if a]
-    item_weight = 1.0 if evidence.items_missing else 0.7
+    item_weight = 1.0 if evidence.items_missing else 0.6
     collections = [c for c in scope.of_kind("list", "set", "dict") if c in scope.local_names]
     found = []
     for collection in [*collections, *scope.accumulators]:
@@ -206,7 +208,7 @@ def collection_updates(
             continue
         kind = "number" if collection in scope.accumulators else scope.kinds[collection]
         tested = list(dict.fromkeys(v for v, c in scope.membership if c == collection))
-        near = [(v, 0.8) for v in assigned] + [(v, 0.7) for v in scope.loop_targets]
+        near = [(v, 0.6) for v in assigned] + [(v, 0.5) for v in scope.loop_targets]
         if kind == "dict" and tested:
             # a key the function already looks up, with a value bound nearby
             updates = [(f"{collection}[{k}] = {v}", w) for k in tested[:2] for v, w in near if v != k]
@@ -348,6 +350,13 @@ def _textual(node: ast.expr) -> bool:
         or (isinstance(p, ast.Call) and _called(p) in TEXT_CALLS)
         for p in ast.walk(node)
     )
+
+
+def _literal(node: ast.expr) -> bool:
+    """A constant, negative ones included: the off-by-one operators already move those."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant)
 
 
 def _called(node: ast.Call) -> str:

@@ -28,6 +28,7 @@ SOURCE = textwrap.dedent("""
             self.owner = owner
             self.items = []
             self.cap = LIMIT
+            self.closed = False
 
         def add_all(self, rows, scale: int):
             total = 0
@@ -67,6 +68,7 @@ def test_names_bound_before_the_line_then_self_attributes_then_module_constants(
         "self.items",
         "self.owner",
         "self.cap",
+        "self.closed",
         "LIMIT",
         "NAMES",
     )
@@ -81,6 +83,7 @@ def test_names_bound_before_the_line_then_self_attributes_then_module_constants(
         "self.items",
         "self.owner",
         "self.cap",
+        "self.closed",
     )
     assert scope.loop_targets == ("row",)
     assert scope.accumulators == ("total",)
@@ -97,6 +100,7 @@ def test_kinds_come_from_bindings_annotations_and_use():
         "rows": "iterable",
         "row": "object",
         "self.items": "list",
+        "self.closed": "bool",  # what the class assigns it: a flag, never added to a number
         "LIMIT": "number",
         "NAMES": "set",
     }

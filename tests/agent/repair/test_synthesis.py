@@ -137,27 +137,27 @@ def test_a_clamp_ranks_first_when_the_expected_value_is_a_bound_the_test_used():
 
 def test_a_starting_value_gets_the_other_neutral_values():
     assert synthesized("best = 0") == [
-        ("synthesis-neutral", 0.5, "best = None"),
-        ("synthesis-neutral", 0.5, 'best = float("-inf")'),
-        ("synthesis-neutral", 0.5, 'best = float("inf")'),
-        ("synthesis-neutral", 0.5, "best = 1"),
+        ("synthesis-neutral", 0.3, "best = None"),
+        ("synthesis-neutral", 0.3, 'best = float("-inf")'),
+        ("synthesis-neutral", 0.3, 'best = float("inf")'),
+        ("synthesis-neutral", 0.3, "best = 1"),
     ]
     assert {w for _, w, _ in synthesized("best = 0", ValueEvidence(mismatches=((0, -3),)))} == {1.0}
 
 
 def test_a_set_tested_for_a_value_gets_that_value_added():
     assert synthesized("kept.append(address.strip())") == [
-        ("synthesis-update", 0.7, "seen.add(key)"),
-        ("synthesis-replace", 0.5, "kept.append(key)"),
-        ("synthesis-update", 0.49, "seen.add(address)"),
-        ("synthesis-update", 0.49, "kept.append(address)"),
+        ("synthesis-update", 0.6, "seen.add(key)"),
+        ("synthesis-replace", 0.3, "kept.append(key)"),
+        ("synthesis-update", 0.3, "seen.add(address)"),
+        ("synthesis-update", 0.3, "kept.append(address)"),
     ]
     after_key = synthesized("key = address.strip().lower()")
     assert after_key == [
-        ("synthesis-update", 0.7, "seen.add(key)"),
-        ("synthesis-update", 0.56, "kept.append(key)"),
-        ("synthesis-update", 0.49, "seen.add(address)"),
-        ("synthesis-update", 0.49, "kept.append(address)"),
+        ("synthesis-update", 0.6, "seen.add(key)"),
+        ("synthesis-update", 0.36, "kept.append(key)"),
+        ("synthesis-update", 0.3, "seen.add(address)"),
+        ("synthesis-update", 0.3, "kept.append(address)"),
     ]
 
 
@@ -168,7 +168,7 @@ def test_an_accumulator_and_a_dict_are_updated_with_values_bound_nearby():
     # `owed[invoice.number] = amount` is already there: not offered again
     assert lines == ["total += amount", "owed[invoice.number] = invoice"]
     assert synthesized("for invoice in invoices") == [
-        ("synthesis-update", 0.56, "owed[invoice.number] = invoice"),
+        ("synthesis-update", 0.36, "owed[invoice.number] = invoice"),
     ]
 
 
