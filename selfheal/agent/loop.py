@@ -31,6 +31,7 @@ from selfheal.agent.prepare import (
     recall_memory,
     run_baseline,
     start_screener,
+    trace_failures,
 )
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.repair.strategy import RepairStrategy
@@ -187,6 +188,7 @@ class HealRun:
             targets = self.chosen_targets(targets)
             if not targets:
                 return state.finish(NOTHING_TO_HEAL)
+        coverage = trace_failures(state, baseline, targets, traced=coverage)
         result.localization = localize_failures(state, baseline, targets, coverage)
         recall_memory(state, baseline, targets)
         if self.model is not None:

@@ -13,6 +13,7 @@ from selfheal.agent.exceptions import HealError, InterpreterError, TestCommandEr
 from selfheal.agent.localize.codeindex import CodeBase
 from selfheal.agent.localize.excerpt import suspect_excerpt
 from selfheal.agent.localize.spectrum import Localization, localize
+from selfheal.agent.localize.tracing import TracePlan, passing_to_trace, sources_of_tests, suspect_names
 from selfheal.agent.model.history import History
 from selfheal.agent.model.strategy import ModelSetup, ModelStrategy
 from selfheal.agent.model.toolbox import Toolbox
@@ -31,6 +32,7 @@ from selfheal.agent.run.screen import (
 )
 from selfheal.agent.run.testrun import NOT_FOUND, CoverageMap, TestReport
 from selfheal.agent.run.timelimits import TimeLimits, hang_probe, load_factor
+from selfheal.agent.run.workspace import WorkspaceError
 from selfheal.agent.state import HealState
 
 WORKER_COLLECT_LIMIT = 400
@@ -52,16 +54,22 @@ def check_interpreter(state: HealState) -> None:
         )
 
 
-def run_baseline(state: HealState) -> tuple[TestReport, CoverageMap | None]:
+def run_baseline(state: HealState, plan: TracePlan | None = None) -> tuple[TestReport, CoverageMap | None]:
     """The suite as it is, each test under the hang probe: the tests that hang are stopped in
-    seconds and named, and the durations of the others time every later run."""
+    seconds and named, and the durations of the others time every later run. A small suite runs
+    under the tracer; a larger one without, its coverage taken afterwards where it is needed
+    (`trace_failures`)."""
+    plan = plan or TracePlan()
+    traced = plan.traces_baseline(state.existing_test_texts())
     load = load_factor()
     probe = hang_probe(state.config.test_timeout, load)
     with stage(
         state.events, "baseline", command=state.config.test_command, test_limit_s=round(probe, 1)
     ) as info:
         before = state.runner.fingerprint()
-        baseline, coverage = state.runner.run(coverage_files=sorted(state.sources), test_timeout=probe)
+        baseline, coverage = state.runner.run(
+            coverage_files=sorted(state.sources) if traced else None, test_timeout=probe
+        )
         state.suite_writes = frozenset(changed_paths(before, state.runner.fingerprint()))
         limits = TimeLimits.from_baseline(
             baseline.outcomes, baseline.duration_s, ceiling=state.config.test_timeout, probe=probe, load=load
@@ -85,6 +93,63 @@ def run_baseline(state: HealState) -> tuple[TestReport, CoverageMap | None]:
         # "selfheal: command not found: X" -> "test command not found: X"
         raise TestCommandError(f"test {baseline.message.removeprefix('selfheal: ')}")
     return baseline, coverage
+
+
+def trace_failures(
+    state: HealState,
+    baseline: TestReport,
+    targets: list[str],
+    plan: TracePlan | None = None,
+    traced: CoverageMap | None = None,
+) -> CoverageMap | None:
+    """Per-test coverage where the spectrum needs it (localize/tracing.py): what the baseline
+    traced (`traced`, a small suite) as it is; else a suite of a few hundred tests whole, in one
+    run; a large one in two, the failing tests over every source file, then the passing tests
+    most likely to run the suspects, over the files the failing tests ran."""
+    if traced is not None:
+        return traced
+    plan = plan or TracePlan()
+    passing = baseline.passing
+    files = sorted(state.sources)
+    with stage(state.events, "coverage", passing=len(passing)) as info:
+        if plan.traces_whole_suite(len(passing)):
+            _, coverage = state.runner.run(coverage_files=files)
+            info.update(traced_failing=len(targets), traced_passing=len(passing), whole_suite=True)
+            return coverage
+        _, failing = state.runner.run(list(targets), coverage_files=files)
+        if failing is None:
+            info.update(traced_failing=0, traced_passing=0, whole_suite=False)
+            return None
+        suspects = localize(
+            failing=targets, passing=[], outcomes=baseline.outcomes, coverage=failing,
+            sources=state.sources, root=str(state.session.root),
+        )  # fmt: skip
+        names = suspect_names(t.function for t in suspects.targets)
+        chosen = passing_to_trace(
+            failing=targets, passing=passing,
+            durations={n: o.duration for n, o in baseline.outcomes.items()},
+            names=names, sources=sources_of_tests(_test_files(state, passing)), plan=plan,
+        )  # fmt: skip
+        ran = sorted({f for lines in failing.tests.values() for f in lines if lines[f]})
+        covered = None
+        if chosen and ran:
+            _, covered = state.runner.run(chosen, coverage_files=ran)
+        info.update(
+            traced_failing=len(targets), traced_passing=len(chosen), whole_suite=False,
+            suspects=names[:10], files=ran[:10],
+        )  # fmt: skip
+    return CoverageMap({**(covered.tests if covered else {}), **failing.tests})
+
+
+def _test_files(state: HealState, tests: list[str]) -> dict[str, str]:
+    """The text of each file the given tests live in, at the base."""
+    texts: dict[str, str] = {}
+    for path in dict.fromkeys(t.partition("::")[0] for t in tests):
+        try:
+            texts[path] = state.workspace.base_text(path)
+        except (WorkspaceError, UnicodeDecodeError):
+            continue
+    return texts
 
 
 def flake_check(state: HealState, baseline: TestReport) -> tuple[str, ...]:
@@ -194,24 +259,40 @@ def ordered_prefixes(
     state: HealState, baseline: TestReport, tests: list[str]
 ) -> tuple[dict[str, tuple[str, ...]], float]:
     """For each test, the tests that ran before it in the real run and that it needs to give the
-    real run's outcome again in a fresh process: those of its own file first, else all of them.
-    Tests that no prefix brings back to the real outcome are left out. Also the seconds the
-    longest of those fresh runs took: what one costs on this machine, start-up included."""
+    real run's outcome again in a fresh process, the shortest that does: none (a fresh process
+    alone may be enough), those of its own class, of its own file, else all of them. The prefix
+    runs with every screening of the test, so a short one keeps a candidate's cost from growing
+    with the suite. Tests that no prefix brings back to the real outcome are left out. Also the
+    seconds the longest of those fresh runs took: what one costs on this machine, start-up
+    included."""
     order = list(baseline.outcomes)
     rank = {nodeid: index for index, nodeid in enumerate(order)}
     wanted = [t for t in dict.fromkeys(tests) if t in rank]
+
+    def alone(test: str) -> tuple[str, ...]:
+        return ()
+
+    def own_class(test: str) -> tuple[str, ...]:
+        scope = test.rpartition("::")[0]
+        if "::" not in scope:  # a module-level test: its class is its file, the next step
+            return ()
+        return tuple(n for n in order[: rank[test]] if n.rpartition("::")[0] == scope)
 
     def own_file(test: str) -> tuple[str, ...]:
         file = test.partition("::")[0]
         return tuple(n for n in order[: rank[test]] if n.partition("::")[0] == file)
 
     found: dict[str, tuple[str, ...]] = {}
+    tried: dict[str, tuple[str, ...]] = {}
     took = 0.0
-    for prefix_of in (own_file, lambda test: tuple(order[: rank[test]])):
+    for prefix_of in (alone, own_class, own_file, lambda test: tuple(order[: rank[test]])):
         pending = [t for t in wanted if t not in found]
         if not pending:
             break
         prefixes = {t: prefix_of(t) for t in pending}
+        if prefixes == tried:
+            continue  # the same prefixes as the step before (a file of one class): no new run
+        tried = prefixes
         run = sorted({n for t in pending for n in (*prefixes[t], t)}, key=rank.__getitem__)
         tests_timeout = screen_timeout(state.config.test_timeout, run, baseline)
         started = time.monotonic()

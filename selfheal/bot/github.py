@@ -301,10 +301,12 @@ class GitHubClient:
         ]
 
     @mapped("react to a comment")
-    def react(self, issue_number: int, comment_id: int, content: str) -> None:
+    def react(self, issue_number: int, comment_id: int, content: str) -> str:
+        """React, and return the login that reacted: the identity this client's token acts as."""
         if content not in REACTIONS:
             raise ValueError(f"unknown reaction {content!r}")
-        self.repository.get_issue(issue_number).get_comment(comment_id).create_reaction(content)
+        reaction = self.repository.get_issue(issue_number).get_comment(comment_id).create_reaction(content)
+        return reaction.user.login if reaction.user else ""
 
 
 def _pull_info(pull: PullRequest) -> PullInfo:

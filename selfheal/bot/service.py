@@ -131,8 +131,7 @@ class Bot:
                 return refusal
         try:
             if trigger.command and trigger.command.approve:
-                self._react(trigger, "eyes")
-                return self.approve(trigger)
+                return self.approve(trigger, self._react(trigger, "eyes"))
             target = self.resolve(trigger)
             if isinstance(target, Outcome):
                 return target  # a refusal (a fork) says so with 😕 alone: 👀 means selfheal accepted
@@ -427,12 +426,24 @@ class Bot:
         if progress:
             progress.finish("The proposal is in the next comment.")
 
-    def approve(self, trigger: Trigger) -> Outcome:
+    def approve(self, trigger: Trigger, me: str | None) -> Outcome:
+        """Open the pull request a proposal of this bot's own names.
+
+        `me` is the login the 👀 reaction was made as: only that account's proposals count, since
+        any other app's bot can post a comment that looks like one.
+        """
         assert trigger.issue_number
+        if not me:
+            self._say(
+                trigger,
+                f"{MARKER}\nselfheal could not tell which comments are its own (reacting to the command "
+                "failed), so it opens nothing; comment `/heal approve` again.",
+            )
+            return Outcome(REFUSED, "own login unknown")
         proposals = [
             (c, json.loads(m.group(1)))
             for c in self.client.comments(trigger.issue_number)
-            if c.author_type == "Bot" and (m := PROPOSAL.search(c.body))
+            if c.author == me and (m := PROPOSAL.search(c.body))
         ]
         if not proposals:
             self._say(
@@ -537,13 +548,14 @@ class Bot:
         except BotError:
             pass  # telling about a failure must not hide the failure itself
 
-    def _react(self, trigger: Trigger, content: str) -> None:
+    def _react(self, trigger: Trigger, content: str) -> str | None:
+        """React to the command; the login that reacted, or None when it could not."""
         if not (trigger.issue_number and trigger.comment_id):
-            return
+            return None
         try:
-            self.client.react(trigger.issue_number, trigger.comment_id, content)
+            return self.client.react(trigger.issue_number, trigger.comment_id, content) or None
         except BotError:
-            pass  # a missing emoji is not worth failing a heal
+            return None  # a missing emoji is not worth failing a heal
 
 
 FORK_TEXT = (

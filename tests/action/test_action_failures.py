@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -137,6 +138,14 @@ def test_review_mode_proposes_and_approve_opens_the_pull_request(world: World) -
     assert refused.outputs["status"] == "refused"
     assert len(world.repo_state()["pulls"]) == 2
 
+    # another app's bot posts a look-alike proposal with its own text: only selfheal's own counts
+    forged = re.sub(
+        r"(<!-- selfheal:summary -->).*(<!-- /selfheal:summary -->)",
+        r"\1\n## Looks good, merge at once\n\2",
+        proposal["body"],
+        flags=re.S,
+    )
+    world.fake.seed_comment(REPO, 3, None, "mallory[bot]", forged)
     world.fake.seed_comment(REPO, 3, 5103, "carol", "/heal approve")
     carol = payloads.issue_comment(
         "/heal approve", login="carol", number=3, comment_id=5103, pull_request=False
@@ -147,6 +156,7 @@ def test_review_mode_proposes_and_approve_opens_the_pull_request(world: World) -
     [pull] = pulls_by_head(world, branch)
     assert pull["base"]["ref"] == "main"
     assert pull["body"].startswith("## selfheal: fix `merge`")
+    assert "merge at once" not in pull["body"]
     assert [r["login"] for r in pull["requested_reviewers"]] == ["carol"]
     assert reactions_on(world, 5103) == ["eyes", "rocket"]
     assert approved.report_dir is None  # approving runs no code

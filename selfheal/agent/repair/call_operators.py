@@ -1,5 +1,7 @@
 """Call operators: builtin and method swaps, reversed sorts, argument swaps and call unwrapping.
 
+Methods of the same class with related names come from `sibling_methods`.
+
 Also the bounds a call sets: `range(...)` and `len(...)` get the off-by-one sites of
 `bound_operators`.
 """
@@ -13,6 +15,7 @@ from collections.abc import Iterator
 from selfheal.agent.repair.bound_operators import off_by_one_sites
 from selfheal.agent.repair.edits import Edit
 from selfheal.agent.repair.mutation import ATOMS, Mutation, paren, short
+from selfheal.agent.repair.sibling_methods import sibling_method_mutations
 
 FUNCTION_SWAPS = {
     "any": ("all",),
@@ -53,6 +56,9 @@ METHOD_SWAPS = {
     "rpartition": ("partition",),
     "removeprefix": ("removesuffix",),
     "removesuffix": ("removeprefix",),
+    "match": ("fullmatch", "search"),
+    "fullmatch": ("match",),
+    "search": ("match",),
     "floor": ("ceil",),
     "ceil": ("floor",),
 }
@@ -87,6 +93,8 @@ def call_mutations(src, node: ast.Call, facts, module) -> Iterator[Mutation]:
         yield Mutation(
             "builtin-swap", 1.0, (Edit(path, *name_span, other),), f"`{name}(...)` -> `{other}(...)`"
         )
+    if isinstance(func, ast.Attribute):
+        yield from sibling_method_mutations(src, node, tuple(module.classes), (name, *swaps))
     if name in ("sorted",) or (isinstance(func, ast.Attribute) and name == "sort"):
         reverse = [k for k in node.keywords if k.arg == "reverse"]
         if not reverse:

@@ -3,7 +3,8 @@ tests showed, before the blind families.
 
 At a crash site, the error-directed repairs of `crash_templates` for each exception raised there;
 on any suspicious statement, the regex edits of `regex_templates` and the string-literal edits of
-`string_templates`, guided by the failing tests' inputs.
+`string_templates`, guided by the failing tests' inputs, and the conversions of
+`conversion_templates` their failing assertions ask for.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from selfheal.agent.repair.conversion_templates import conversion_edits
 from selfheal.agent.repair.crash_templates import crash_mutations
 from selfheal.agent.repair.edits import SourceFile
 from selfheal.agent.repair.evidence import FailureEvidence
@@ -32,6 +34,7 @@ def directed_mutations(
         if (crash.exception, crash.message) not in seen:
             seen.add((crash.exception, crash.message))
             yield from crash_mutations(src, statement, parents, facts, crash, sources)
+    yield from conversion_edits(src, statement, evidence.conversions)
     patterns = pattern_literals(src, statement, parents)
     for literal in patterns:
         yield from regex_edits(src, literal, evidence.inputs)

@@ -117,3 +117,61 @@ def content_key(changed: dict[str, str]) -> str:
     for path in sorted(changed):
         digest.update(path.encode() + b"\0" + changed[path].encode() + b"\0")
     return digest.hexdigest()
+
+
+class TopLevelSpans:
+    """The byte spans of each file's top-level statements, parsed once per file. A mutation's
+    syntax is checked, and its content keyed, on the statements it touches: the rest of the file
+    is the base's, already whole statements, so the touched span compiles alone exactly when the
+    whole file does. That keeps a candidate's cost independent of the file's length."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        self.sources = sources
+        self._files: dict[str, tuple[bytes, list[tuple[int, int]]] | None] = {}
+
+    def _spans(self, path: str) -> tuple[bytes, list[tuple[int, int]]] | None:
+        if path not in self._files:
+            try:
+                src = SourceFile(path, self.sources[path])
+            except (SyntaxError, ValueError):
+                self._files[path] = None
+            else:
+                spans = []
+                for statement in src.tree.body:
+                    decorators = getattr(statement, "decorator_list", None)
+                    start = (
+                        src.offset(min(d.lineno for d in decorators), 0)
+                        if decorators
+                        else src.offset(statement.lineno, statement.col_offset)
+                    )
+                    spans.append((start, src.offset(statement.end_lineno, statement.end_col_offset)))
+                self._files[path] = (src.data, spans)
+        return self._files[path]
+
+    def touched(self, edits: tuple[Edit, ...] | list[Edit]) -> dict[str, tuple[int, int, str]] | None:
+        """For each file the edits change: the base's byte span of the top-level statements they
+        touch and that span's new text. None when an edit lies outside every top-level statement
+        (a comment between them, or a file that does not parse): then only the whole file tells."""
+        by_file: dict[str, list[Edit]] = {}
+        for edit in edits:
+            by_file.setdefault(edit.file, []).append(edit)
+        found: dict[str, tuple[int, int, str]] = {}
+        for path, file_edits in by_file.items():
+            spans = self._spans(path)
+            if spans is None:
+                return None
+            data, statements = spans
+            low = min(e.start for e in file_edits)
+            high = max(e.end for e in file_edits)
+            hit = [(s, e) for s, e in statements if s <= high and e >= low]
+            if not hit or hit[0][0] > low or hit[-1][1] < high:
+                return None
+            start, end = hit[0][0], hit[-1][1]
+            segment, previous_start = data[start:end], None
+            for edit in sorted(file_edits, key=lambda e: e.start, reverse=True):
+                if previous_start is not None and edit.end > previous_start:
+                    raise ValueError(f"overlapping edits in {path}")
+                head, tail = segment[: edit.start - start], segment[edit.end - start :]
+                segment, previous_start = head + edit.text.encode("utf-8") + tail, edit.start
+            found[path] = (start, end, segment.decode("utf-8"))
+        return found

@@ -3,7 +3,8 @@
 `FailureEvidence.of(context)` gathers it once per search: the crash sites of the localization
 (exception type and message at a project line) and the string constants of the failing test
 functions (their inputs and expected outputs, with the parametrize values of their decorators and
-the module constants they read), which guide the regex and string-literal edits.
+the module constants they read), which guide the regex and string-literal edits, and the
+conversions their failing assertions ask for (`conversion_templates`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from selfheal.agent.localize.crashes import Crash
+from selfheal.agent.repair.conversion_templates import conversions_asked
 from selfheal.agent.repair.strategy import RepairContext
 
 MAX_INPUTS = 60
@@ -23,10 +25,14 @@ MAX_INPUT_LENGTH = 400
 class FailureEvidence:
     crashes: tuple[Crash, ...] = ()
     inputs: tuple[str, ...] = ()  # string constants of the failing tests, first seen first
+    conversions: tuple[str, ...] = ()  # what turns a failing assertion's value into the expected one
 
     @classmethod
     def of(cls, context: RepairContext) -> FailureEvidence:
-        return cls(context.localization.crashes, failing_inputs(context.target_tests))
+        messages = {t: context.baseline_messages.get(t, "") for t in context.targets}
+        return cls(
+            context.localization.crashes, failing_inputs(context.target_tests), conversions_asked(messages)
+        )
 
     def crashes_at(self, path: str, statement: ast.stmt) -> list[Crash]:
         last = statement.end_lineno or statement.lineno

@@ -1,7 +1,8 @@
 """Expression operators: the families that change one operator token, operand, constant or name.
 
 Operators replaced (comparison, arithmetic, augmented assignment, boolean), operands and branches
-swapped, a `not` or a clause dropped, constants, strings, names and attributes replaced. Each node
+swapped, a `not` or a clause dropped, constants, strings, names and attributes replaced, a name
+replaced by an attribute of it the function reads. Each node
 type goes to its families here; calls go on to `call_operators`, bounds and slices to
 `bound_operators`.
 """
@@ -16,6 +17,8 @@ from selfheal.agent.repair.bound_operators import int_constant, off_by_one_sites
 from selfheal.agent.repair.call_operators import call_mutations
 from selfheal.agent.repair.edits import Edit
 from selfheal.agent.repair.mutation import Mutation, operator_edit, paren, short
+
+MAX_ATTRIBUTES_OF = 3
 
 COMPARE_SYMBOLS = {
     ast.Lt: "<",
@@ -239,6 +242,15 @@ def expression_mutations(src, node, parents, facts, module) -> Iterator[Mutation
         for index, other in enumerate(alternatives[:10]):
             weight = 1.0 if index < 3 else 0.6
             yield Mutation("name", weight, (Edit(path, *src.span(node), other),), f"`{node.id}` -> `{other}`")
+        if node.id in facts.scope_names and not isinstance(parent, (ast.Attribute, ast.Call)):
+            # `while node is not None` -> `while node.parent is not None`: an attribute the function reads
+            for other in facts.attribute_reads.get(node.id, [])[:MAX_ATTRIBUTES_OF]:
+                yield Mutation(
+                    "attribute-of",
+                    1.0,
+                    (Edit(path, *src.span(node), f"{node.id}.{other}"),),
+                    f"`{node.id}` -> `{node.id}.{other}`",
+                )
 
     elif (
         isinstance(node, ast.Attribute)

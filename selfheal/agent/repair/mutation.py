@@ -34,6 +34,7 @@ PRIORS = {
     "argument-swap": 0.45,
     "name": 0.45,
     "attribute": 0.45,
+    "attribute-of": 0.4,
     "return-value": 0.4,
     "call-unwrap": 0.35,
     "statement-move": 0.35,
@@ -48,6 +49,7 @@ PRIORS = {
     "regex": 0.5,
     "grouping": 0.45,
     "normalize": 0.4,
+    "index-step": 0.45,
     # error-directed repairs at a crash site (crash_templates.py): they only run where a failing
     # test raised the exception they answer, so they rank above every blind family there
     "crash-name": 1.3,
@@ -60,6 +62,10 @@ PRIORS = {
     "separator": 0.5,
     "format-field": 0.45,
     "named-constant": 0.5,
+    # a value wrapped in the conversion a failing assertion asks for (conversion_templates.py)
+    "conversion": 0.55,
+    # a method of the same class with a related name (sibling_methods.py)
+    "sibling-method": 0.5,
     # expression synthesis from in-scope values (synthesis.py): below the single-token families,
     # weighted up by the failing tests' actual and expected values
     "synthesis-adjust": 0.5,
@@ -152,7 +158,19 @@ class FunctionFacts:
                 if arg is not None and arg.arg not in ("self", "cls"):
                     self.params.append(arg.arg)
         self.literal_inits: dict[str, str] = {}  # `out = []`: what a guard may return for `out`
+        self.attribute_reads: dict[str, list[str]] = {}  # `node.parent` read here: "node" -> ["parent"]
+        called: set[int] = set()  # methods are not values: `x.strip` never stands in for `x`
         for node in _walk_function(body_root):
+            if isinstance(node, ast.Call):
+                called.add(id(node.func))
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and isinstance(node.ctx, ast.Load)
+                and id(node) not in called
+                and node.attr not in self.attribute_reads.setdefault(node.value.id, [])
+            ):
+                self.attribute_reads[node.value.id].append(node.attr)
             if (
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
@@ -265,6 +283,8 @@ class ModuleFacts:
         self.functions: list[str] = []
         self.attributes: dict[str, set[str]] = {}
         self.names: set[str] = set()
+        self.definitions: dict[str, ast.stmt] = {}  # name -> the top-level assignment binding it
+        self.classes: list[frozenset[str]] = []  # each class's public method names, for sibling methods
         for node in ast.walk(src.tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 self.attributes.setdefault(node.value.id, set()).add(node.attr)
@@ -272,7 +292,15 @@ class ModuleFacts:
                 self.names.add(node.id)
             elif isinstance(node, ast.alias):
                 self.names.add((node.asname or node.name).split(".")[0])
-        self.definitions: dict[str, ast.stmt] = {}  # name -> the top-level assignment binding it
+            elif isinstance(node, ast.ClassDef):
+                methods = frozenset(
+                    item.name
+                    for item in node.body
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and not item.name.startswith("_")
+                )
+                if len(methods) > 1:
+                    self.classes.append(methods)
         for node in src.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions.append(node.name)

@@ -21,7 +21,7 @@ import warnings
 from dataclasses import dataclass
 
 from selfheal.agent.repair.directed import directed_mutations
-from selfheal.agent.repair.edits import Candidate, SourceFile, apply_edits, content_key
+from selfheal.agent.repair.edits import Candidate, Edit, SourceFile, TopLevelSpans, apply_edits, content_key
 from selfheal.agent.repair.evidence import FailureEvidence
 from selfheal.agent.repair.mutation import (
     FunctionFacts,
@@ -115,6 +115,7 @@ class SearchStrategy:
             sites.append((suspect.file, statement, suspect.score, suspect.function))
         sites += self._module_definitions(sites, files, statements_seen)
         evidence = FailureEvidence.of(context)
+        spans = TopLevelSpans(context.sources)
         values = ValueEvidence.of(context)
         synthesized_left = self.settings.max_synthesized
         recalled = context.recalled  # earlier heals of this repository: a reorder, never a filter
@@ -133,11 +134,11 @@ class SearchStrategy:
             )
             for mutation in mutations:
                 try:
-                    changed = apply_edits(context.sources, mutation.edits)
+                    changed = changed_text(spans, context.sources, mutation.edits)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         for changed_path, text in changed.items():
-                            compile(text, changed_path, "exec")
+                            compile(text, changed_path.partition(":")[0], "exec")
                 except (SyntaxError, ValueError):
                     continue
                 digest = content_key(changed)
@@ -291,3 +292,13 @@ def _moved(result: Screening, context: RepairContext) -> bool:
         for t in context.targets
         if t in result.still_failing
     )
+
+
+def changed_text(spans: TopLevelSpans, sources: dict[str, str], edits: tuple[Edit, ...]) -> dict[str, str]:
+    """What a mutation changes, to compile and to key: `path:start:end` -> the new text of the
+    top-level statements it touches, or `path` -> the whole new file where no such span holds
+    it. Either way the key determines the whole new content."""
+    touched = spans.touched(edits)
+    if touched is None:
+        return apply_edits(sources, edits)
+    return {f"{path}:{start}:{end}": text for path, (start, end, text) in touched.items()}

@@ -8,12 +8,13 @@ normalise a value before comparing it (`w in S` -> `w.lower() in S`), limit a sp
 (`split("=")` -> `split("=", 1)`), reorder a dict merge, make a regular expression's quantifier
 lazy, swap the fields of a date format, pick a sibling constant (`ROUND_DOWN` ->
 `ROUND_HALF_UP`), count a negative slice bound from the length (`x[-n:]` is all of `x` when n is
-0), check a narrow case before the broad one that shadows it (`if/elif` order), or invert a unit
-scale (`1000.0` -> `0.001`).
+0), check a narrow case before the broad one that shadows it (`if/elif` order), invert a unit
+scale (`1000.0` -> `0.001`), or step a position back after removing the element there
+(`xs.remove(x)` -> `xs.remove(x); i -= 1`).
 Each yields `Mutation`s for one suspicious statement, like the operators in `operators`, and is
 ranked the same way (suspiciousness x prior). The templates live in `arithmetic_templates`,
-`argument_templates`, `check_templates` and `literal_templates`; the order here is kept: ties in
-the search's ranking fall back on it.
+`argument_templates`, `check_templates`, `literal_templates` and `index_templates`; the order
+here is kept: ties in the search's ranking fall back on it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from selfheal.agent.repair.arithmetic_templates import (
 )
 from selfheal.agent.repair.check_templates import branch_order, none_test, or_default
 from selfheal.agent.repair.edits import SourceFile
+from selfheal.agent.repair.index_templates import index_steps
 from selfheal.agent.repair.literal_templates import (
     DATE_FORMAT_FUNCTIONS,
     REGEX_FUNCTIONS,
@@ -63,6 +65,7 @@ def template_mutations(
     yield from accumulate(src, statement, parents, facts)
     yield from none_test(src, statement)
     yield from branch_order(src, statement, parents)
+    yield from index_steps(src, statement, parents, facts)
 
 
 def _node_templates(src, node, parents, facts) -> Iterator[Mutation]:

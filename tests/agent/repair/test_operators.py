@@ -145,3 +145,27 @@ def test_apply_edits_rejects_overlaps_and_combines_candidates():
     assert both.score == pytest.approx(0.2)
     assert not a.conflicts_with(b)
     assert apply_edits({"m.py": SOURCE}, both.edits)["m.py"].startswith("Impor")
+
+
+def test_a_name_is_replaced_by_an_attribute_of_it_the_function_reads_but_not_by_a_method():
+    source = textwrap.dedent(
+        """
+        def depth(node):
+            level = 0
+            while node is not None:
+                level += 1
+                node = node.parent
+            return node.describe(level)
+        """
+    ).lstrip()
+    src = SourceFile("m.py", source)
+    parents = parent_map(src.tree)
+    statement = statement_at(src, 3, parents)
+    facts = FunctionFacts(src, enclosing_function(statement, parents))
+    assert facts.attribute_reads == {"node": ["parent"]}
+    found = [
+        apply_edits({"m.py": source}, m.edits)["m.py"].splitlines()[2]
+        for m in statement_mutations(src, statement, parents, facts, ModuleFacts(src), Hints())
+        if m.family == "attribute-of"
+    ]
+    assert found == ["    while node.parent is not None:"]

@@ -167,14 +167,14 @@ def _bound_names(statement) -> list[str]:
 
 
 def _apply_to_module(module, path: str, old_source: str, new_source: str) -> None:
-    old_tree, new_tree = ast.parse(old_source), ast.parse(new_source)
-    old_dumps = [ast.dump(s) for s in old_tree.body]
-    new_dumps = [ast.dump(s) for s in new_tree.body]
+    old_statements, new_statements = _changed_statements(path, old_source, new_source)
+    old_dumps = [ast.dump(s) for s in old_statements]
+    new_dumps = [ast.dump(s) for s in new_statements]
     matcher = difflib.SequenceMatcher(a=old_dumps, b=new_dumps, autojunk=False)
     for tag, _, _, j1, j2 in matcher.get_opcodes():
         if tag in ("equal", "delete"):
             continue
-        for statement in new_tree.body[j1:j2]:
+        for statement in new_statements[j1:j2]:
             code = compile(ast.Module(body=[statement], type_ignores=[]), path, "exec")
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 scratch = dict(module.__dict__)
@@ -190,6 +190,65 @@ def _apply_to_module(module, path: str, old_source: str, new_source: str) -> Non
                 for name in _bound_names(statement):
                     if name in scratch:
                         _rebind(module, name, scratch[name])
+
+
+# The base source of each patched file, parsed once in the parent (children inherit it): a
+# candidate then costs a parse of the top-level statements it touches, not of the whole module.
+_BASE_CACHE: dict[str, tuple[str, list[str], list]] = {}
+
+
+def _remember_base(path: str, old_source: str) -> None:
+    cached = _BASE_CACHE.get(path)
+    if cached is not None and cached[0] == old_source:
+        return
+    try:
+        body = ast.parse(old_source).body
+    except SyntaxError:
+        _BASE_CACHE.pop(path, None)
+        return
+    _BASE_CACHE[path] = (old_source, old_source.splitlines(keepends=True), body)
+
+
+def _first_line(statement) -> int:
+    decorators = getattr(statement, "decorator_list", ())
+    return min([statement.lineno, *(d.lineno for d in decorators)])
+
+
+def _changed_statements(path: str, old_source: str, new_source: str) -> tuple[list, list]:
+    """The base's top-level statements a candidate touches, and what stands in their place in the
+    candidate (line numbers as in the whole file). The lines around them are the same in both
+    texts and end and begin top-level statements, so this span parses alone exactly as it does
+    within the file. Falls back to the whole module when the span does not parse alone."""
+    cached = _BASE_CACHE.get(path)
+    if cached is None or cached[0] != old_source:
+        return ast.parse(old_source).body, ast.parse(new_source).body
+    _, old_lines, body = cached
+    new_lines = new_source.splitlines(keepends=True)
+    limit = min(len(old_lines), len(new_lines))
+    prefix = 0
+    while prefix < limit and old_lines[prefix] == new_lines[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old_lines[-1 - suffix] == new_lines[-1 - suffix]:
+        suffix += 1
+    if prefix == len(old_lines) == len(new_lines):
+        return [], []
+    # changed base lines, 1-based: prefix+1 .. len(old)-suffix (empty for an insertion); the
+    # statements on either side of the change are included, since an insertion may extend one
+    low, high = prefix, len(old_lines) - suffix + 1
+    touched = [s for s in body if s.end_lineno >= low and _first_line(s) <= high]
+    if not touched:
+        return ast.parse(old_source).body, ast.parse(new_source).body
+    start, end = _first_line(touched[0]), touched[-1].end_lineno
+    new_end = end + len(new_lines) - len(old_lines)
+    if start > prefix + 1 or end < len(old_lines) - suffix or new_end < start - 1:
+        return ast.parse(old_source).body, ast.parse(new_source).body
+    try:
+        span = ast.parse("".join(new_lines[start - 1 : new_end]))
+    except SyntaxError:
+        return ast.parse(old_source).body, ast.parse(new_source).body
+    ast.increment_lineno(span, start - 1)
+    return touched, span.body
 
 
 def _apply_candidate(root: str, files: dict) -> None:
@@ -262,6 +321,8 @@ def _run_child(root, request, items, write_fd) -> None:
 
 def _screen(root, request, items) -> dict:
     started = time.monotonic()
+    for rel, change in request.get("files", {}).items():
+        _remember_base(os.path.abspath(os.path.join(root, rel)), change["old"])
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
