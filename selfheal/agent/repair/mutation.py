@@ -66,6 +66,13 @@ PRIORS = {
     "conversion": 0.55,
     # a method of the same class with a related name (sibling_methods.py)
     "sibling-method": 0.5,
+    # expression synthesis from in-scope values (synthesis.py): below the single-token families,
+    # weighted up by the failing tests' actual and expected values
+    "synthesis-adjust": 0.5,
+    "synthesis-clamp": 0.5,
+    "synthesis-neutral": 0.5,
+    "synthesis-update": 0.5,
+    "synthesis-replace": 0.4,
 }
 
 ANNOTATION_DEFAULTS = {

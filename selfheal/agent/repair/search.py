@@ -1,6 +1,7 @@
 """The embedded search engine: mutation-based program repair, no model needed.
 
-Candidates come from the mutation operators and fix templates applied to the most suspicious
+Candidates come from the directed families, the mutation operators, the fix templates and
+expression synthesis (capped per statement and per heal) applied to the most suspicious
 statements first, ranked by suspiciousness x operator prior (ties broken by a seeded shuffle, so
 a given seed always gives the same order). Each is screened; once one is plausible, a few more
 are screened so that the smallest plausible edit can win. When no single mutation fixes
@@ -32,7 +33,9 @@ from selfheal.agent.repair.mutation import (
 )
 from selfheal.agent.repair.operators import statement_mutations
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
+from selfheal.agent.repair.synthesis import MAX_PER_STATEMENT, synthesized_mutations
 from selfheal.agent.repair.templates import template_mutations
+from selfheal.agent.repair.value_evidence import ValueEvidence
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class SearchSettings:
     explore_after_plausible: int = 40
     explore_seconds: float = 15.0  # ... or this long, whichever ends first
     max_plausible: int = 4
+    max_synthesized: int = 160  # expression synthesis: its cap per heal
     pair_pool: int = 14
     pair_pool_disruptive: int = 4  # places in the pool for singles that broke a passing test
     max_pairs: int = 250
@@ -112,14 +116,21 @@ class SearchStrategy:
         sites += self._module_definitions(sites, files, statements_seen)
         evidence = FailureEvidence.of(context)
         spans = TopLevelSpans(context.sources)
+        values = ValueEvidence.of(context)
+        synthesized_left = self.settings.max_synthesized
         recalled = context.recalled  # earlier heals of this repository: a reorder, never a filter
         for path, statement, score, function_name in sites:
             src, parents, module = files[path]
             facts = FunctionFacts(src, enclosing_function(statement, parents))
+            synthesized = synthesized_mutations(
+                src, statement, parents, facts, module, values, limit=min(MAX_PER_STATEMENT, synthesized_left)
+            )
+            synthesized_left -= len(synthesized)
             mutations = itertools.chain(
                 directed_mutations(src, statement, parents, facts, evidence, context.sources),
                 statement_mutations(src, statement, parents, facts, module, context.hints),
                 template_mutations(src, statement, parents, facts, module),
+                synthesized,  # last: a candidate another family also makes keeps that family's name
             )
             for mutation in mutations:
                 try:

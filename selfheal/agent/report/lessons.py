@@ -34,6 +34,11 @@ FAMILY_MEANING = {
     "break-continue": "a loop used break where continue was meant, or the reverse",
     "statement-delete": "an extra statement spoiled the result",
     "statement-insert": "a statement was missing",
+    "synthesis-adjust": "a value needed adjusting by another value in scope",
+    "synthesis-clamp": "a value was not kept within its bound",
+    "synthesis-neutral": "a starting or default value was the wrong neutral value",
+    "synthesis-update": "a collection or total was never updated with a value",
+    "synthesis-replace": "the wrong value was used where another in scope was meant",
 }
 
 
