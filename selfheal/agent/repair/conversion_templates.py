@@ -20,25 +20,11 @@ from collections.abc import Iterator
 
 from selfheal.agent.repair.edits import Edit, SourceFile
 from selfheal.agent.repair.mutation import Mutation, header_nodes, short
+from selfheal.agent.repair.value_evidence import assertion_values
 
 MAX_PER_STATEMENT = 6
-_ASSERT = re.compile(r"^(?:AssertionError: )?assert (?P<body>.+)$", re.MULTILINE)
 _DECIMAL = re.compile(r"(?<![\d.])(\d+)\.\d+(?![\d.])")
 _WRAPPED = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.BinOp)
-
-
-def compared_values(message: str) -> tuple[object, object] | None:
-    """The two literal sides of the message's first `assert A == B`, or None."""
-    for match in _ASSERT.finditer(message):
-        body = match.group("body").strip()
-        start = 0
-        while (at := body.find(" == ", start)) != -1:
-            start = at + 1
-            try:
-                return ast.literal_eval(body[:at]), ast.literal_eval(body[at + 4 :])
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                continue
-    return None
 
 
 def conversions_for(actual: object, expected: object) -> tuple[str, ...]:
@@ -93,7 +79,7 @@ def conversions_asked(messages: dict[str, str]) -> tuple[str, ...]:
     """Every conversion some failing assertion asks for, in the order first asked."""
     asked: list[str] = []
     for message in messages.values():
-        sides = compared_values(message or "")
+        sides = assertion_values(message or "")
         if sides is None:
             continue
         for conversion in conversions_for(*sides):

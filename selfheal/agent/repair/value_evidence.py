@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from selfheal.agent.repair.strategy import RepairContext
 
 MAX_NUMBERS = 40
-ASSERTION = re.compile(r"^(?:AssertionError:\s*)?assert\s+(.+?)\s+==\s+(.+?)\s*$")
+ASSERTION = re.compile(r"^(?:AssertionError:\s*)?assert (?P<body>.+)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -65,15 +65,21 @@ class ValueEvidence:
 
 
 def assertion_values(message: str) -> tuple[object, object] | None:
-    """(actual, expected) of an `assert x == y` message whose sides are literals."""
-    first = message.strip().splitlines()[0] if message.strip() else ""
-    match = ASSERTION.match(first)
-    if not match:
-        return None
-    try:
-        return ast.literal_eval(match.group(1)), ast.literal_eval(match.group(2))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
+    """(actual, expected) of the message's first `assert x == y` whose sides are both literals.
+
+    Each ` == ` is tried in turn, so a side that itself contains one (`'a == b'`) still splits
+    right; a side pytest shortened (`[1, 2...', ...]`) is not a literal and gives None.
+    """
+    for match in ASSERTION.finditer(message or ""):
+        body = match.group("body").strip()
+        start = 0
+        while (at := body.find(" == ", start)) != -1:
+            start = at + 1
+            try:
+                return ast.literal_eval(body[:at]), ast.literal_eval(body[at + 4 :])
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                continue
+    return None
 
 
 def failing_numbers(target_tests: dict[str, str]) -> tuple[float, ...]:

@@ -7,13 +7,9 @@ import textwrap
 
 import pytest
 
-from selfheal.agent.repair.conversion_templates import (
-    compared_values,
-    conversion_edits,
-    conversions_asked,
-    conversions_for,
-)
+from selfheal.agent.repair.conversion_templates import conversion_edits, conversions_asked, conversions_for
 from selfheal.agent.repair.edits import SourceFile, apply_edits
+from selfheal.agent.repair.value_evidence import assertion_values
 
 
 @pytest.mark.parametrize(
@@ -27,7 +23,7 @@ from selfheal.agent.repair.edits import SourceFile, apply_edits
     ],
 )
 def test_the_two_sides_of_an_assertion_are_read_as_literals(message, sides):
-    assert compared_values(message) == sides
+    assert assertion_values(message) == sides
 
 
 @pytest.mark.parametrize(
