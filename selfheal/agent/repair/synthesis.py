@@ -121,12 +121,24 @@ def adjusted(
     adjusters = sorted(numbers, key=lambda n: scope.kinds.get(n) != "number")[:MAX_ADJUSTERS]
     name_weight = 1.0 if evidence.off_by_input else BASE_WEIGHT
     one_weight = 1.0 if evidence.off_by_one else BASE_WEIGHT * 0.8
+    # `x + 31` -> `x + 31 + 1` is the literal family's `x + 32`, written worse: that one is left to it
+    ones = [] if _ends_in_number(node) else [("1", one_weight)]
     found = []
-    for value, weight in [*((n, name_weight) for n in adjusters), ("1", one_weight)]:
+    for value, weight in [*((n, name_weight) for n in adjusters), *ones]:
         for sign in ("-", "+"):
             new = f"{text} {sign} {value}"
             found.append(_replace(src, node, new, "synthesis-adjust", weight, role))
     return found
+
+
+def _ends_in_number(node: ast.expr) -> bool:
+    """`x + 31`, `n - 1`: an expression whose last term is a number the literal families already move."""
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, (ast.Add, ast.Sub))
+        and isinstance(node.right, ast.Constant)
+        and type(node.right.value) in (int, float)
+    )
 
 
 def clamped(

@@ -179,3 +179,19 @@ def test_each_statement_is_capped():
 
 def test_a_statement_outside_a_function_gets_nothing():
     assert synthesized("STEP = 5") == []
+
+
+def test_a_value_ending_in_a_number_is_not_moved_by_one_the_literal_families_move_the_number():
+    source = "def to_f(c):\n    return c * 9 / 5 + 31\n"
+    src = SourceFile("m.py", source)
+    parents = parent_map(src.tree)
+    statement = statement_at(src, 2, parents)
+    facts = FunctionFacts(src, enclosing_function(statement, parents))
+    found = [
+        apply_edits({"m.py": source}, m.edits)["m.py"].splitlines()[1].strip()
+        for m in synthesized_mutations(
+            src, statement, parents, facts, ModuleFacts(src), ValueEvidence(((31.0, 32.0),)), 24
+        )
+    ]
+    assert "return c * 9 / 5 + 31 + 1" not in found
+    assert "return c * 9 / 5 + 31 - 1" not in found
