@@ -137,18 +137,18 @@ def scope_at(
             names.append(name)
             kinds[name] = kind
     membership = tuple(
-        (src.segment(node.left), _name_of(node.comparators[0]) or "")
+        (src.segment(node.left), name_of(node.comparators[0]) or "")
         for node in nodes
         if isinstance(node, ast.Compare)
         and len(node.ops) == 1
         and isinstance(node.ops[0], (ast.In, ast.NotIn))
-        and _name_of(node.comparators[0])
+        and name_of(node.comparators[0])
     )
     membership += tuple(
-        (src.segment(node.slice), _name_of(node.value) or "")
+        (src.segment(node.slice), name_of(node.value) or "")
         for node in nodes
         if isinstance(node, ast.Subscript)
-        and kinds.get(_name_of(node.value) or "") == "dict"
+        and kinds.get(name_of(node.value) or "") == "dict"
         and not isinstance(node.slice, ast.Slice)
     )
     return Scope(
@@ -169,13 +169,13 @@ def _kinds_from_use(nodes: list[ast.AST]) -> dict[str, str]:
     called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     for node in nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            owner = _name_of(node.func.value)
+            owner = name_of(node.func.value)
             if owner and node.func.attr in METHOD_KINDS:
                 _note(found, owner, METHOD_KINDS[node.func.attr])
             elif owner and node.func.attr in STR_METHODS:
                 _note(found, owner, "str")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
-            owner = _name_of(node.args[0])
+            owner = name_of(node.args[0])
             if owner and node.func.id in ("len", "sorted", "list", "set", "enumerate", "reversed"):
                 _note(found, owner, "iterable")
             elif owner and node.func.id == "range":
@@ -187,8 +187,8 @@ def _kinds_from_use(nodes: list[ast.AST]) -> dict[str, str]:
             and id(node) not in called
         ):
             _note(found, node.value.id, "object")  # `invoice.amount`: a record, not a number
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and _name_of(node.iter):
-            _note(found, _name_of(node.iter) or "", "iterable")
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and name_of(node.iter):
+            _note(found, name_of(node.iter) or "", "iterable")
         elif isinstance(node, (ast.BinOp, ast.AugAssign, ast.Compare)):
             operands = (
                 [node.left, node.right]
@@ -203,7 +203,7 @@ def _kinds_from_use(nodes: list[ast.AST]) -> dict[str, str]:
                 continue
             if any(_number_literal(o) for o in operands):
                 for operand in operands:
-                    owner = _name_of(operand)
+                    owner = name_of(operand)
                     if owner:
                         _note(found, owner, "number")
     return found
@@ -300,7 +300,8 @@ def _loops_around(statement: ast.stmt, parents, function) -> list[ast.For | ast.
     return loops
 
 
-def _name_of(node: ast.AST) -> str | None:
+def name_of(node: ast.AST) -> str | None:
+    """`x` for a name, `self.x` for an attribute of self, else None."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":

@@ -19,7 +19,7 @@ import ast
 
 from selfheal.agent.repair.edits import Edit, SourceFile
 from selfheal.agent.repair.mutation import ATOMS, FunctionFacts, ModuleFacts, Mutation, header_nodes, short
-from selfheal.agent.repair.scope import STR_METHODS, Scope, scope_at
+from selfheal.agent.repair.scope import STR_METHODS, Scope, name_of, scope_at
 from selfheal.agent.repair.value_evidence import ValueEvidence
 
 MAX_PER_STATEMENT = 24
@@ -210,7 +210,7 @@ def collection_updates(
         return []
     offset, indent = where
     existing = {ast.dump(s) for s in facts.statements}
-    assigned = [_target_name(t) for target in _targets(statement) for t in _flat(target)]
+    assigned = [name_of(t) for target in _targets(statement) for t in _flat(target)]
     assigned = [a for a in assigned if a]
     item_weight = 1.0 if evidence.items_missing else 0.6
     collections = [c for c in scope.of_kind("list", "set", "dict") if c in scope.local_names]
@@ -288,14 +288,6 @@ def _flat(target: ast.expr) -> list[ast.expr]:
     return [target]
 
 
-def _target_name(target: ast.expr) -> str | None:
-    if isinstance(target, ast.Name):
-        return target.id
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-        return f"self.{target.attr}"
-    return None
-
-
 def _targets(statement: ast.stmt) -> list[ast.expr]:
     if isinstance(statement, ast.Assign):
         return list(statement.targets)
@@ -345,7 +337,7 @@ def _numeric_shape(node: ast.expr, scope: Scope) -> bool:
 
 def _kind_of(node: ast.expr, scope: Scope) -> str | None:
     """The loose kind of a value: its name's, else text or number by its shape, else unknown."""
-    name = _target_name(node)
+    name = name_of(node)
     if name and name in scope.kinds:
         return scope.kinds[name]
     if not _numeric_shape(node, scope):
