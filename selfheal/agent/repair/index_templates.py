@@ -63,10 +63,7 @@ def index_steps(
         return
     step = "-= 1" if change == "shrink" else "+= 1"
     starts = src.line_starts
-    first = starts[statement.lineno - 1]
-    newline = src.data.find(b"\n", first)
-    line = src.data[first : newline if newline != -1 else len(src.data)].decode("utf-8")
-    indent = line[: len(line) - len(line.lstrip())]
+    indent = src.indent_of(statement.lineno)
     last = statement.end_lineno or statement.lineno
     end = starts[last] if last < len(starts) else len(src.data)
     positions = [p for p in index_positions(facts.function) if p in facts.scope_names]
