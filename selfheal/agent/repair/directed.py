@@ -17,7 +17,7 @@ from selfheal.agent.repair.crash_templates import crash_mutations
 from selfheal.agent.repair.edits import SourceFile
 from selfheal.agent.repair.evidence import FailureEvidence
 from selfheal.agent.repair.mutation import FunctionFacts, Mutation, header_nodes
-from selfheal.agent.repair.regex_templates import function_swaps, pattern_literals, regex_edits
+from selfheal.agent.repair.regex_templates import function_swaps, pattern_flags, pattern_literals, regex_edits
 from selfheal.agent.repair.string_templates import format_field_edits, named_constant_edits, separator_edits
 
 
@@ -37,7 +37,7 @@ def directed_mutations(
     yield from conversion_edits(src, statement, evidence.conversions)
     patterns = pattern_literals(src, statement, parents)
     for literal in patterns:
-        yield from regex_edits(src, literal, evidence.inputs)
+        yield from regex_edits(src, literal, evidence.inputs, pattern_flags(literal, parents))
     for header in header_nodes(statement):
         for node in ast.walk(header):
             if isinstance(node, ast.Call):

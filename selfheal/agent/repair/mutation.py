@@ -285,6 +285,9 @@ class ModuleFacts:
         self.names: set[str] = set()
         self.definitions: dict[str, ast.stmt] = {}  # name -> the top-level assignment binding it
         self.classes: list[frozenset[str]] = []  # each class's public method names, for sibling methods
+        # (class, name) -> the assignment in the class's body binding it (`RE = re.compile(...)`)
+        self.class_definitions: dict[tuple[str, str], ast.stmt] = {}
+        self.class_bases: dict[str, list[str]] = {}  # class -> the names of its bases
         for node in ast.walk(src.tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 self.attributes.setdefault(node.value.id, set()).add(node.attr)
@@ -301,15 +304,46 @@ class ModuleFacts:
                 )
                 if len(methods) > 1:
                     self.classes.append(methods)
+                self.class_bases[node.name] = [b.id for b in node.bases if isinstance(b, ast.Name)]
+                for item in node.body:
+                    for target in _assigned_names(item):
+                        self.class_definitions[(node.name, target)] = item
         for node in src.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions.append(node.name)
             elif isinstance(node, ast.ClassDef):
                 self.names.add(node.name)
-            elif isinstance(node, ast.Assign) or (isinstance(node, ast.AnnAssign) and node.value is not None):
-                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                    if isinstance(target, ast.Name):
-                        self.definitions[target.id] = node
+            for target in _assigned_names(node):
+                self.definitions[target] = node
+
+    def class_definition(self, class_name: str | None, name: str) -> ast.stmt | None:
+        """The class-body assignment `name` reads through `self`/`cls` of `class_name`: its own or
+        a base class's in this file; without a class, the one class of the file that binds it."""
+        visited: set[str] = set()
+        pending = [class_name] if class_name is not None else []
+        while pending:
+            current = pending.pop(0)
+            if current in visited:
+                continue
+            visited.add(current)
+            if (current, name) in self.class_definitions:
+                return self.class_definitions[(current, name)]
+            pending += self.class_bases.get(current, [])
+        if class_name is not None:
+            return None
+        bound = [statement for (_, attr), statement in self.class_definitions.items() if attr == name]
+        return bound[0] if len(bound) == 1 else None
+
+
+def _assigned_names(node: ast.stmt) -> list[str]:
+    """Names a plain (or annotated, valued) assignment statement binds."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return []
+    return [t.id for t in targets if isinstance(t, ast.Name)]
 
 
 def operator_edit(src: SourceFile, left: ast.AST, right: ast.AST, pattern: str) -> tuple[int, int] | None:

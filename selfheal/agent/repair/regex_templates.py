@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
+import textwrap
 import warnings
 from collections.abc import Iterator
 
@@ -57,12 +58,17 @@ def pattern_literals(
     return found
 
 
-def regex_edits(src: SourceFile, node: ast.Constant, inputs: tuple[str, ...]) -> Iterator[Mutation]:
+def regex_edits(
+    src: SourceFile, node: ast.Constant, inputs: tuple[str, ...], flags: int = 0
+) -> Iterator[Mutation]:
+    """`flags`: the `re` flags the pattern is compiled with, so that the failing inputs are
+    read as the program reads them (`^` at each line under `re.MULTILINE`)."""
     pattern = node.value
     variants: dict[str, tuple[float, str]] = {}
+    samples = _samples(inputs)
     for new, weight, description in _variants(pattern, inputs):
         if new != pattern and new not in variants and _compiles(new):
-            variants[new] = (weight * _guidance(pattern, new, inputs), description)
+            variants[new] = (weight * _guidance(pattern, new, samples, flags), description)
     ranked = sorted(variants.items(), key=lambda item: -item[1][0])[:MAX_PER_PATTERN]
     literal = src.segment(node)
     for new, (weight, description) in ranked:
@@ -94,6 +100,30 @@ def render(literal: str, value: str) -> str:
     if raw_ok and ("r" in prefix.lower() or "\\" in value):
         return f"r{quote}{value}{quote}"
     return repr(value)
+
+
+def pattern_flags(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> int:
+    """The flags (`re.M | re.I`, `flags=re.S`) of the `re` call the pattern is passed to; 0 for
+    a pattern bound to a name, whose calls may differ."""
+    call = parents.get(node)
+    if not (isinstance(call, ast.Call) and is_re_call(call) and call.args and call.args[0] is node):
+        return 0
+    name = called_name(call)
+    position = {"compile": 1, "match": 2, "fullmatch": 2, "search": 2, "findall": 2, "finditer": 2,
+                "split": 3, "sub": 4, "subn": 4}.get(name or "")  # fmt: skip
+    given = [k.value for k in call.keywords if k.arg == "flags"]
+    if position is not None and len(call.args) > position:
+        given.append(call.args[position])
+    return _flag_value(given[0]) if given else 0
+
+
+def _flag_value(node: ast.AST) -> int:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _flag_value(node.left) | _flag_value(node.right)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "re":
+        flag = getattr(re, node.attr, 0)
+        return int(flag) if isinstance(flag, re.RegexFlag) else 0
+    return 0
 
 
 def is_re_call(node: ast.Call) -> bool:
@@ -247,23 +277,33 @@ def _compiles(pattern: str) -> bool:
     return True
 
 
-def _guidance(old: str, new: str, inputs: tuple[str, ...]) -> float:
+def _samples(inputs: tuple[str, ...]) -> tuple[str, ...]:
+    """The failing inputs, cut to length, each indented block also as the test most likely
+    passes it: dedented, as a triple-quoted block in a test method usually is."""
+    found: dict[str, None] = {}
+    for text in inputs:
+        found[text[:EVALUATED_INPUT_LENGTH]] = None
+        if "\n" in text:
+            found[textwrap.dedent(text)[:EVALUATED_INPUT_LENGTH]] = None
+    return tuple(found)
+
+
+def _guidance(old: str, new: str, samples: tuple[str, ...], flags: int = 0) -> float:
     """1 when the edit changes what the pattern finds in a failing input, 0.5 when it changes
     nothing there, 0.75 when that cannot be told (no inputs, or a nested quantifier that could
     backtrack for long)."""
-    if not inputs or re.search(r"\)[*+{]", new):
+    if not samples or re.search(r"\)[*+{]", new):
         return 0.75
-    for text in inputs:
-        sample = text[:EVALUATED_INPUT_LENGTH]
-        if _findings(old, sample) != _findings(new, sample):
+    for sample in samples:
+        if _findings(old, sample, flags) != _findings(new, sample, flags):
             return 1.0
     return 0.5
 
 
-def _findings(pattern: str, text: str) -> tuple:
+def _findings(pattern: str, text: str, flags: int = 0) -> tuple:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compiled = re.compile(pattern)
+        compiled = re.compile(pattern, flags)
     full = compiled.fullmatch(text)
     return (
         full is not None,

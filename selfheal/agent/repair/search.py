@@ -82,6 +82,54 @@ def _tokens(text: str) -> list[str]:
         return text.split()
 
 
+def _definitions_read(statement: ast.stmt, parents, module: ModuleFacts) -> list[ast.stmt]:
+    """The module- and class-level assignments a statement's own lines read, directly or one
+    step back through the local names they read (`m = self.RE.search(block)` then `m.group(1)`:
+    the pattern that made `m` decides what the suspicious line sees)."""
+    owner = _enclosing_class(statement, parents)
+    read = _definitions_on(header_nodes(statement), owner, module)
+    function = enclosing_function(statement, parents)
+    if function is not None:
+        local = {
+            node.id
+            for header in header_nodes(statement)
+            for node in ast.walk(header)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        }
+        assignments = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+        for assignment in ast.walk(function):
+            if assignment is not statement and isinstance(assignment, assignments):
+                targets = assignment.targets if isinstance(assignment, ast.Assign) else [assignment.target]
+                if any(isinstance(t, ast.Name) and t.id in local for t in targets):
+                    read += _definitions_on([assignment.value], owner, module)
+    return list(dict.fromkeys(read))
+
+
+def _definitions_on(nodes, owner: str | None, module: ModuleFacts) -> list[ast.stmt]:
+    read: list[ast.stmt] = []
+    for node in (n for top in nodes if top is not None for n in ast.walk(top)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in module.definitions:
+            read.append(module.definitions[node.id])
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            receiver = node.value.id
+            if receiver in ("self", "cls") and owner is not None:
+                definition = module.class_definition(owner, node.attr)
+            elif receiver in module.class_bases:
+                definition = module.class_definition(receiver, node.attr)
+            else:
+                continue
+            if definition is not None:
+                read.append(definition)
+    return read
+
+
+def _enclosing_class(statement: ast.stmt, parents) -> str | None:
+    node = parents.get(statement)
+    while node is not None and not isinstance(node, ast.ClassDef):
+        node = parents.get(node)
+    return node.name if node is not None else None
+
+
 class SearchStrategy:
     name = "search"
 
@@ -160,22 +208,17 @@ class SearchStrategy:
         return found
 
     def _module_definitions(self, sites, files, statements_seen) -> list[tuple[str, ast.stmt, float, str]]:
-        """Module-level definitions (`PATTERN = re.compile(...)`, `UNITS = {...}`) that suspicious
-        statements read. They run at import, before any test, so coverage never blames them; the
-        bug can still be there. Each is a site at a discount of the best statement reading it."""
+        """Definitions run at import that suspicious statements read: module-level
+        (`PATTERN = re.compile(...)`, `UNITS = {...}`) and class-level, read through `self`, `cls`
+        or the class's name (`RE = re.compile(...)` read as `self.RE.search(block)`). Coverage
+        never blames them, as they run before any test; the bug can still be there. Each is a
+        site at a discount of the best statement reading it."""
         found: dict[tuple[str, int, int], tuple[str, ast.stmt, float, str]] = {}
         for path, statement, score, _ in sites:
-            definitions = files[path][2].definitions
-            read = {
-                node.id
-                for header in header_nodes(statement)
-                for node in ast.walk(header)
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-            }
-            for name in read & definitions.keys():
-                definition = definitions[name]
+            _, parents, module = files[path]
+            discounted = score * self.settings.module_definition_discount
+            for definition in _definitions_read(statement, parents, module):
                 key = (path, definition.lineno, definition.col_offset)
-                discounted = score * self.settings.module_definition_discount
                 if key in statements_seen or (key in found and found[key][2] >= discounted):
                     continue
                 found[key] = (path, definition, discounted, "<module>")
