@@ -352,3 +352,53 @@ def test_a_rounded_literal_becomes_the_standard_named_constant(make_repo, run_he
     removed, added = diff_lines(result.patch)
     assert removed == ["    return 3.14 * radius * radius"]
     assert added == ["import math", "    return math.pi * radius * radius"]
+
+
+def test_a_name_quoted_by_hand_in_an_error_message_is_shown_with_repr(make_repo, run_heal, tmp_path):
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "store/__init__.py": "",
+            "store/keys.py": '''
+            """A key-value store that names the key it cannot find."""
+
+
+            class MissingKey(Exception):
+                pass
+
+
+            def lookup(table: dict[str, str], key: str) -> str:
+                if key not in table:
+                    raise MissingKey("no key '{key}' in the table".format(key=key))
+                return table[key]
+            ''',
+            "tests/test_keys.py": r'''
+            import pytest
+
+            from store.keys import MissingKey, lookup
+
+
+            def test_found():
+                assert lookup({"a": "1"}, "a") == "1"
+
+
+            def test_a_missing_key_is_named():
+                with pytest.raises(MissingKey, match="no key 'b' in the table"):
+                    lookup({"a": "1"}, "b")
+
+
+            def test_a_missing_key_with_a_newline_stays_on_one_line():
+                with pytest.raises(MissingKey) as raised:
+                    lookup({}, "two\nlines")
+                assert "\n" not in str(raised.value)
+                assert "'two\\nlines'" in str(raised.value)
+            ''',
+        },
+        failing={"tests/test_keys.py::test_a_missing_key_with_a_newline_stays_on_one_line"},
+    )
+    assert [f.family for f in result.fixes] == ["format-field"]
+    removed, added = diff_lines(result.patch)
+    assert removed == ["""        raise MissingKey("no key '{key}' in the table".format(key=key))"""]
+    assert added == ["""        raise MissingKey("no key {key!r} in the table".format(key=key))"""]

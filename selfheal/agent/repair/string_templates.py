@@ -35,6 +35,7 @@ STRING_CONSTANTS = {
     )
 }  # fmt: skip
 MATH_CONSTANTS = {"pi": math.pi, "tau": math.tau, "e": math.e}
+QUOTED_FIELD = re.compile(r"""(?P<quote>['"])\{(?P<field>[A-Za-z_]\w*(?:\.\w+)*)\}(?P=quote)""")
 FORMAT_FIELD = re.compile(r"\{[^{}]*:(?P<spec>[^{}]*\d[^{}]*)\}|%(?P<pct>[-+ #0]*\d*(?:\.\d+)?)[dfsieEgGx]")
 
 
@@ -71,13 +72,41 @@ def format_field_edits(src: SourceFile, node: ast.AST, inputs: tuple[str, ...]) 
     """Numbers in format specs set to the inputs' decimals or moved by one; `!r` toggled."""
     decimals = sorted({len(m) for s in inputs for m in re.findall(r"\d\.(\d+)\b", s)})[:3]
     if isinstance(node, ast.JoinedStr):
+        quoted = list(_quoted_fields(src, node))
+        yield from quoted
         for value in node.values:
             if isinstance(value, ast.FormattedValue) and value.format_spec is not None:
                 yield from _spec_numbers(src, value.format_spec, decimals)
-            if isinstance(value, ast.FormattedValue):
+            if isinstance(value, ast.FormattedValue) and not quoted:
                 yield from _conversion(src, value)
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and FORMAT_FIELD.search(node.value):
-        yield from _spec_numbers(src, node, decimals)
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if FORMAT_FIELD.search(node.value):
+            yield from _spec_numbers(src, node, decimals)
+        yield from _quoted_fields(src, node)
+
+
+def _quoted_fields(src: SourceFile, node: ast.AST) -> Iterator[Mutation]:
+    """`'{name}'` -> `{name!r}`: a field quoted by hand shows a name with a quote, a newline or
+    an escape in it wrongly, where `repr` quotes and escapes it. The literal's own text is
+    edited, so only where the hand-made quote is not the literal's delimiter."""
+    if node.lineno != node.end_lineno:
+        return
+    text = src.segment(node)
+    delimiter = re.match(r"([rRbBuUfF]*)(['\"])", text)
+    if delimiter is None or (isinstance(node, ast.Constant) and "f" in delimiter.group(1).lower()):
+        return  # a part of an f-string: its JoinedStr is edited instead
+    start = src.span(node)[0]
+    for field in QUOTED_FIELD.finditer(text):
+        if field.group("quote") == delimiter.group(2):
+            continue
+        at = start + len(text[: field.start()].encode("utf-8"))
+        end = at + len(field.group().encode("utf-8"))
+        yield Mutation(
+            "format-field",
+            0.8,
+            (Edit(src.path, at, end, "{" + field.group("field") + "!r}"),),
+            f"field {field.group()} -> {{{field.group('field')}!r}} (quoted and escaped by repr)",
+        )
 
 
 def _spec_numbers(src: SourceFile, spec: ast.AST, decimals: list[int]) -> Iterator[Mutation]:
