@@ -145,6 +145,13 @@ class RepairRounds:
         state = self.state
         metrics = state.result.metrics
 
+        # A candidate whose failing tests fail exactly as before skips its covering tests.
+        unchanged = (
+            {t: context.baseline_messages[t] for t in context.targets}
+            if all(context.baseline_messages.get(t) for t in context.targets)
+            else None
+        )
+
         def screen(candidate: Candidate) -> Screening:
             changes = {**accepted, **apply_edits(context.sources, candidate.edits)}
             lines = [
@@ -157,6 +164,7 @@ class RepairRounds:
                 tests,
                 screen_timeout(state.config.test_timeout, tests, baseline),
                 test_timeout=screen_test_timeout(state.config.test_timeout, tests, baseline),
+                unchanged=unchanged,
             )
             metrics.screened += 1
             metrics.screen_s += outcome.duration_s

@@ -15,6 +15,7 @@ import difflib
 import io
 import itertools
 import random
+import re
 import time
 import tokenize
 import warnings
@@ -36,6 +37,8 @@ from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome,
 from selfheal.agent.repair.synthesis import MAX_PER_STATEMENT, synthesized_mutations
 from selfheal.agent.repair.templates import template_mutations
 from selfheal.agent.repair.value_evidence import ValueEvidence
+
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 @dataclass(frozen=True)
@@ -329,9 +332,13 @@ def _better_partial(new: Screening, old: Screening) -> bool:
 
 
 def _moved(result: Screening, context: RepairContext) -> bool:
-    """Did the candidate change how a target fails (a sign it touches the bug)?"""
+    """Did the candidate change how a target fails (a sign it touches the bug)? An object's
+    address in a message (`<Cart object at 0x7f...>`) changes from one process to the next."""
+    def plain(message: str) -> str:
+        return ADDRESS.sub(" at 0x", message)
+
     return any(
-        result.messages.get(t, "") != context.baseline_messages.get(t, "")
+        plain(result.messages.get(t, "")) != plain(context.baseline_messages.get(t, ""))
         for t in context.targets
         if t in result.still_failing
     )

@@ -46,10 +46,19 @@ class ScreenResult:
 
 
 class Screener(Protocol):
+    """`unchanged`: failing tests and the message each fails with before any change. When all of
+    them run first and still fail with exactly those messages, a screener may leave the tests
+    after them unrun (absent from the outcomes): the candidate did not touch the failure."""
+
     name: str
 
     def screen(
-        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+        self,
+        changes: dict[str, str],
+        tests: list[str],
+        timeout: float,
+        test_timeout: float | None = None,
+        unchanged: dict[str, str] | None = None,
     ) -> ScreenResult: ...
 
     def close(self) -> None: ...
@@ -105,7 +114,12 @@ class ForkScreener:
         return cls(channel, base_texts, line["collected"], runner), "ready"
 
     def screen(
-        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+        self,
+        changes: dict[str, str],
+        tests: list[str],
+        timeout: float,
+        test_timeout: float | None = None,
+        unchanged: dict[str, str] | None = None,
     ) -> ScreenResult:
         if not self.alive:
             return ScreenResult(error="screening worker is not running")
@@ -126,6 +140,8 @@ class ForkScreener:
             "test_timeout": test_timeout,
             "test_limits": per_test,
         }
+        if unchanged and list(unchanged) == tests[: len(unchanged)]:
+            request["stop_if_unchanged"] = unchanged
         self._channel.send(json.dumps(request))
         reply = _next_message(self._channel, timeout + 15)
         if reply is None or reply.get("id") != self._next_id:
@@ -171,7 +187,12 @@ class SubprocessScreener:
         self._base = base_texts
 
     def screen(
-        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+        self,
+        changes: dict[str, str],
+        tests: list[str],
+        timeout: float,
+        test_timeout: float | None = None,
+        unchanged: dict[str, str] | None = None,  # one process runs them all: nothing to save
     ) -> ScreenResult:
         per_test: dict[str, float] | None = None
         limits = self._runner.limits
@@ -230,11 +251,20 @@ class OrderedScreener:
         self._min_timeout = min_timeout
 
     def screen(
-        self, changes: dict[str, str], tests: list[str], timeout: float, test_timeout: float | None = None
+        self,
+        changes: dict[str, str],
+        tests: list[str],
+        timeout: float,
+        test_timeout: float | None = None,
+        unchanged: dict[str, str] | None = None,
     ) -> ScreenResult:
         plain = [t for t in tests if t not in self.prefixes]
         ordered = [t for t in tests if t in self.prefixes]
-        fast = self._fast.screen(changes, plain, timeout, test_timeout) if plain else ScreenResult()
+        # the fast screener may stop early only when it alone runs every failing test
+        fast_unchanged = unchanged if unchanged and not any(t in self.prefixes for t in unchanged) else None
+        fast = ScreenResult()
+        if plain:
+            fast = self._fast.screen(changes, plain, timeout, test_timeout, fast_unchanged)
         if not ordered or fast.error:
             return fast
         run = sorted(

@@ -199,3 +199,44 @@ def test_a_candidate_that_breaks_at_import_is_a_patch_error(make_repo):
         broken = edit(base, "shop/prices.py", "TAX = 10", "TAX = undefined_name")
         result = worker.screen(broken, ["tests/test_prices.py::test_tax"], timeout=30)
     assert result.error is not None and "NameError" in result.error
+
+
+def test_a_candidate_that_leaves_the_failure_as_it_was_skips_the_other_tests(make_repo):
+    with screeners(make_repo) as (worker, _, base):
+        failing = ["tests/test_prices.py::test_total", "tests/test_prices.py::test_lazy"]
+        others = [t for t in TESTS if t not in failing]
+        before = worker.screen({}, failing, timeout=30)
+        assert before.failed(failing[0]) and before.failed(failing[1])
+        unchanged = {t: before.messages[t] for t in failing}
+
+        untouched = worker.screen(
+            edit(base, "shop/prices.py", "TAX = 10", "TAX = 11"), [*failing, *others], 30, unchanged=unchanged
+        )
+        # test_lazy's message names a Cart by its address, which differs in each child
+        assert sorted(untouched.outcomes) == sorted(failing)
+        assert {t: m.splitlines()[0] for t, m in untouched.messages.items()} == {
+            "tests/test_prices.py::test_total": "assert 4 == 5",
+            "tests/test_prices.py::test_lazy": "assert 9 == 8",
+        }
+        assert " at 0x" in unchanged["tests/test_prices.py::test_lazy"]
+
+        # the same edit without the request: every test runs, and one of the others breaks
+        full = worker.screen(edit(base, "shop/prices.py", "TAX = 10", "TAX = 11"), [*failing, *others], 30)
+        assert sorted(full.outcomes) == sorted(TESTS)
+        assert full.failed("tests/test_prices.py::test_tax")
+
+        # a failure that moves (one of the two fixed, the other off by a different amount): all run
+        moved = worker.screen(
+            edit(base, "shop/prices.py", "return sum(self.items) - 1", "return sum(self.items)"),
+            [*failing, *others],
+            30,
+            unchanged=unchanged,
+        )
+        assert sorted(moved.outcomes) == sorted(TESTS)
+        assert moved.passed("tests/test_prices.py::test_total")
+
+        # the failing tests must come first: otherwise nothing is skipped
+        reordered = worker.screen(
+            edit(base, "shop/prices.py", "TAX = 10", "TAX = 11"), [*others, *failing], 30, unchanged=unchanged
+        )
+        assert sorted(reordered.outcomes) == sorted(TESTS)

@@ -5,7 +5,8 @@ plugins and test modules are imported once), then serves candidates over a line 
 
     <- {"event": "ready", "collected": [...], "errors": [...]}
     -> {"id": 7, "files": {"pkg/mod.py": {"old": "...", "new": "..."}}, "tests": [...],
-        "timeout": 5.0, "test_timeout": 1.5, "test_limits": {"tests/test_x.py::test_a": 1.0}}
+        "timeout": 5.0, "test_timeout": 1.5, "test_limits": {"tests/test_x.py::test_a": 1.0},
+        "stop_if_unchanged": {"tests/test_x.py::test_b": "assert 1 == 2"}}
     <- {"id": 7, "outcomes": {"tests/test_x.py::test_a": {"outcome": "passed", "message": ""}},
         "patch_error": null, "duration": 0.012}
     -> {"cmd": "quit"}
@@ -13,8 +14,10 @@ plugins and test modules are imported once), then serves candidates over a line 
 Each candidate runs in a forked child: the patched module source is compiled and its changed
 definitions are swapped into the already-imported modules in place (function code objects are
 replaced, so every reference the tests hold sees the new code), then the requested tests run
-through pytest's own runtest protocol. The parent never runs a test, so every child starts from
-the same freshly collected state. Screening is a filter only; verdicts come from real runs.
+through pytest's own runtest protocol; when `stop_if_unchanged` names the first tests and each
+still fails with the message given, the rest are not run. The parent never runs a test, so every
+child starts from the same freshly collected state. Screening is a filter only; verdicts come
+from real runs.
 
 Standard library and pytest only: this file must run under any interpreter the repo uses.
 """
@@ -28,6 +31,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import select
 import signal
 import sys
@@ -304,7 +308,10 @@ def _run_child(root, request, items, write_fd) -> None:
         from _pytest.runner import runtestprotocol
 
         limits = request.get("test_limits") or {}
+        unchanged = request.get("stop_if_unchanged") or {}
         for index, nodeid in enumerate(wanted):
+            if unchanged and index == len(unchanged) and _fails_as_before(result["outcomes"], unchanged):
+                break  # the candidate did not touch the failure: the other tests would tell nothing
             nextitem = items[wanted[index + 1]] if index + 1 < len(wanted) else None
             if limits.get(nodeid):  # this test's own limit, from its duration at baseline
                 os.environ["SELFHEAL_TEST_TIMEOUT"] = str(limits[nodeid])
@@ -317,6 +324,19 @@ def _run_child(root, request, items, write_fd) -> None:
     while data:
         written = os.write(write_fd, data)
         data = data[written:]
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _fails_as_before(outcomes: dict, unchanged: dict) -> bool:
+    """Each test failed with its earlier message, an object's address in it aside (`<Cart
+    object at 0x7f...>` differs from one process to the next)."""
+    return all(
+        outcomes.get(nodeid, {}).get("outcome") in ("failed", "error")
+        and _ADDRESS.sub(" at 0x", outcomes[nodeid].get("message", "")) == _ADDRESS.sub(" at 0x", message)
+        for nodeid, message in unchanged.items()
+    )
 
 
 def _screen(root, request, items) -> dict:
