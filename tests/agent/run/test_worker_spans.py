@@ -86,3 +86,39 @@ def test_a_candidate_costs_no_parse_of_the_rest_of_a_long_module():
     old, new = worker._changed_statements("/long.py", long_base, long_base.replace("x * 1500\n", "x * 15\n"))
     assert names(old) == names(new) == ["filler_1500"]
     assert new[0].lineno == long_base[: long_base.index("def filler_1500")].count("\n") + 1
+
+
+def module_from(name: str, source: str, tmp_path: Path):
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module, str(path)
+
+
+def test_a_new_function_keeps_the_modules_future_annotations(tmp_path):
+    # `Decimal` is imported for type checkers only: evaluated, the annotation would raise NameError
+    source = (
+        "from __future__ import annotations\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from decimal import Decimal\n"
+        "\n"
+        "def total(prices: list[Decimal]) -> Decimal:\n"
+        "    return sum(prices) + 1\n"
+    )
+    module, path = module_from("priced", source, tmp_path)
+    added = source + "\n\ndef mean(prices: list[Decimal]) -> Decimal:\n    return total(prices) / 2\n"
+    worker._apply_to_module(module, path, source, added)
+    assert module.mean.__annotations__ == {"prices": "list[Decimal]", "return": "Decimal"}
+
+
+def test_a_module_without_the_future_import_evaluates_its_annotations_as_the_real_run_does(tmp_path):
+    # The worker's own file has `from __future__ import annotations`; a statement compiled for
+    # another module must not inherit it (a dataclass or singledispatch reads the evaluated types).
+    source = "def double(x: int) -> int:\n    return x * 3\n"
+    module, path = module_from("plain", source, tmp_path)
+    added = source + "\n\ndef triple(x: int) -> int:\n    return x * 3\n"
+    worker._apply_to_module(module, path, source, added)
+    assert module.triple.__annotations__ == {"x": int, "return": int}

@@ -23,13 +23,16 @@ Standard library and pytest only: this file must run under any interpreter the r
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
 import difflib
+import functools
 import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
+import operator
 import os
 import re
 import select
@@ -170,16 +173,29 @@ def _bound_names(statement) -> list[str]:
     return names
 
 
+def _future_flags(module) -> int:
+    """The module's `from __future__ import ...` flags: a statement compiled alone has only
+    those it is given, not the module's nor this file's own. Each such import binds its feature
+    in the module's namespace."""
+    return functools.reduce(
+        operator.or_,
+        (v.compiler_flag for v in module.__dict__.values() if isinstance(v, __future__._Feature)),
+        0,
+    )
+
+
 def _apply_to_module(module, path: str, old_source: str, new_source: str) -> None:
     old_statements, new_statements = _changed_statements(path, old_source, new_source)
     old_dumps = [ast.dump(s) for s in old_statements]
     new_dumps = [ast.dump(s) for s in new_statements]
     matcher = difflib.SequenceMatcher(a=old_dumps, b=new_dumps, autojunk=False)
+    flags = _future_flags(module)
     for tag, _, _, j1, j2 in matcher.get_opcodes():
         if tag in ("equal", "delete"):
             continue
         for statement in new_statements[j1:j2]:
-            code = compile(ast.Module(body=[statement], type_ignores=[]), path, "exec")
+            tree = ast.Module(body=[statement], type_ignores=[])
+            code = compile(tree, path, "exec", flags=flags, dont_inherit=True)
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 scratch = dict(module.__dict__)
                 exec(code, scratch)
