@@ -136,9 +136,7 @@ def _notes(document: Mapping[str, Any]) -> list[str]:
     healed = [t for t in document.get("tasks", []) if t.get("self_reported")]
     flagged = [t for t in healed if t.get("bypass") or t.get("overfit_flagged")]
     if flagged:
-        said = ", ".join(
-            f"{t['id']} ({'bypass' if t.get('bypass') else 'overfit risks'})" for t in flagged
-        )
+        said = ", ".join(f"{t['id']} ({'bypass' if t.get('bypass') else 'overfit risks'})" for t in flagged)
         lines.append(f"Flagged in its own pull request: {len(flagged)} of {len(healed)} heal(s): {said}")
     baseline = document["baseline"]
     if baseline:

@@ -374,7 +374,7 @@ def test_a_name_quoted_by_hand_in_an_error_message_is_shown_with_repr(make_repo,
                     raise MissingKey("no key '{key}' in the table".format(key=key))
                 return table[key]
             ''',
-            "tests/test_keys.py": r'''
+            "tests/test_keys.py": r"""
             import pytest
 
             from store.keys import MissingKey, lookup
@@ -394,7 +394,7 @@ def test_a_name_quoted_by_hand_in_an_error_message_is_shown_with_repr(make_repo,
                     lookup({}, "two\nlines")
                 assert "\n" not in str(raised.value)
                 assert "'two\\nlines'" in str(raised.value)
-            ''',
+            """,
         },
         failing={"tests/test_keys.py::test_a_missing_key_with_a_newline_stays_on_one_line"},
     )

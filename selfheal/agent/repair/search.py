@@ -334,6 +334,7 @@ def _better_partial(new: Screening, old: Screening) -> bool:
 def _moved(result: Screening, context: RepairContext) -> bool:
     """Did the candidate change how a target fails (a sign it touches the bug)? An object's
     address in a message (`<Cart object at 0x7f...>`) changes from one process to the next."""
+
     def plain(message: str) -> str:
         return ADDRESS.sub(" at 0x", message)
 

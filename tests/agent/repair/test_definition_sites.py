@@ -10,7 +10,7 @@ from selfheal.agent.repair.mutation import Hints
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.repair.strategy import RepairContext
 
-SOURCE = textwrap.dedent(r'''
+SOURCE = textwrap.dedent(r"""
     import re
 
 
@@ -33,7 +33,7 @@ SOURCE = textwrap.dedent(r'''
 
     class Other:
         LINE = "unrelated"
-''').lstrip()
+""").lstrip()
 TEST = textwrap.dedent('''
     import textwrap
 

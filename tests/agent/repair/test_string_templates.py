@@ -12,7 +12,7 @@ SOURCE = (
     "    a = _(\"{name} '{filename}' is a directory.\").format(name=name, filename=path)\n"
     "    b = f\"no such key '{key}' in {name}\"\n"
     "    c = 'the value \"{value.text}\" is too long'.format(value=x)\n"
-    "    d = \"it's {x} and {y}\".format(x=x, y=x)\n"
+    '    d = "it\'s {x} and {y}".format(x=x, y=x)\n'
     "    e = '{x}'.format(x=x)\n"
     "    return a, b, c, d, e\n"
 )
