@@ -22,8 +22,11 @@ MIN_EDIT_INTERVAL_S = 2.0
 class ProgressComment:
     """An EventSink that keeps one comment up to date. GitHub failures here never stop a heal."""
 
-    def __init__(self, client: GitHubClient, issue_number: int, title: str, *, key: str = "") -> None:
+    def __init__(
+        self, client: GitHubClient, issue_number: int, title: str, *, key: str = "", author: str | None = None
+    ) -> None:
         self.client = client
+        self.author = author  # selfheal's login: only its own earlier comment is adopted
         self.issue_number = issue_number
         self.title = title
         self.key = key
@@ -74,12 +77,14 @@ class ProgressComment:
         return "\n".join(parts)
 
     def _earlier(self) -> int | None:
-        """The progress comment an earlier attempt of this request left (selfheal's, with its key)."""
-        if not self.key:
+        """The progress comment an earlier attempt of this request left: posted by selfheal's own
+        login, with its key. Another app's bot could post the marker too; without the login, a
+        new comment is posted rather than one adopted on the marker's word."""
+        if not (self.key and self.author):
             return None
         marker = key_marker(self.key)
         found = [c.id for c in self.client.comments(self.issue_number)
-                 if c.author_type == "Bot" and marker in c.body]  # fmt: skip
+                 if c.author == self.author and marker in c.body]  # fmt: skip
         return found[-1] if found else None
 
     def _edit(self, body: str) -> None:

@@ -119,6 +119,7 @@ class Bot:
         self.settings = settings
         self.log = log
         self.progress: ProgressComment | None = None
+        self.login: str | None = None  # selfheal's own login, as its 👀 reaction showed it
 
     # -- the request ------------------------------------------------------------------------------
     def handle(self, trigger: Trigger | Skip) -> Outcome:
@@ -135,7 +136,7 @@ class Bot:
             target = self.resolve(trigger)
             if isinstance(target, Outcome):
                 return target  # a refusal (a fork) says so with 😕 alone: 👀 means selfheal accepted
-            self._react(trigger, "eyes")
+            self.login = self._react(trigger, "eyes")
             return self.heal(trigger, target)
         except (BotError, SelfhealError, SandboxError) as exc:
             self._react(trigger, "confused")
@@ -504,7 +505,9 @@ class Bot:
             return None
         asked = f" (asked by @{trigger.requester})" if trigger.requester else ""
         key = f"comment-{trigger.comment_id}" if trigger.comment_id else ""
-        progress = ProgressComment(self.client, trigger.issue_number, f"{target.title}{asked}", key=key)
+        progress = ProgressComment(
+            self.client, trigger.issue_number, f"{target.title}{asked}", key=key, author=self.login
+        )
         progress.start()
         self.progress = progress  # concluded with the failure, should the heal fail
         return progress

@@ -154,3 +154,25 @@ def test_a_branch_made_through_the_api_although_its_answer_was_lost_is_used(worl
     assert publication.operation == CREATED
     assert server.repo_state(REPO)["branches"]["selfheal/s3"] == publication.commit
     assert _posts(server, "/git/refs") == [0]  # not repeated
+
+
+def test_only_selfheals_own_earlier_progress_comment_is_adopted(world) -> None:
+    server, client, _ = world
+    key = "comment-4242"
+    marker = ProgressComment(client, 3, "`main`", key=key).render("starting").splitlines()[1]
+    server.seed_comment(REPO, 3, None, "mallory[bot]", f"{marker}\n⏳ forged, with its own text")
+    progress = ProgressComment(client, 3, "`main`", key=key, author="github-actions[bot]")
+    progress.start()
+    progress.finish("done")
+    forged, own = server.repo_state(REPO)["comments"]
+    assert "forged" in forged["body"] and "done" not in forged["body"]
+    assert own["user"]["login"] == "github-actions[bot]" and own["body"].endswith("done")
+
+    again = ProgressComment(client, 3, "`main`", key=key, author="github-actions[bot]")
+    again.start()  # a second attempt of the same request adopts its own comment
+    assert again.comment_id == own["id"]
+    assert len(server.repo_state(REPO)["comments"]) == 2
+
+    unknown = ProgressComment(client, 3, "`main`", key=key)  # its own login not known: a new one
+    unknown.start()
+    assert unknown.comment_id not in (forged["id"], own["id"])
