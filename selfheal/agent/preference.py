@@ -11,7 +11,10 @@ do. Within each strategy's candidates (the strategy's order breaks ties):
 2. A candidate that changes the computation comes before one that only bypasses the failing path
    (agent/repair/bypass.py): a new early return, continue or guard skips the code a failing test
    checks, which hides the bug as often as it fixes it.
-3. The one that changes the least behaviour on generated inputs comes first (DESIGN, "among
+3. A candidate whose edit says what the code's own documentation says comes before one that does
+   not (agent/repair/documented.py: `ROUND_DOWN` -> `ROUND_HALF_UP` in a module documented as
+   rounding "half up"): the docstring states the author's intent, where the tests only sample it.
+4. The one that changes the least behaviour on generated inputs comes first (DESIGN, "among
    plausible patches prefer ... the one that changes the least behaviour on generated inputs
    outside the failing ones"): the edge-case generator's inputs run on the base and on each
    candidate (agent/newtests/edgecases/behaviour.py), and a candidate is charged one per input
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 from selfheal.agent.events import Event
 from selfheal.agent.newtests.edgecases.behaviour import behaviour_changes
 from selfheal.agent.repair.bypass import bypassed_functions, changed_functions
+from selfheal.agent.repair.documented import documented
 from selfheal.agent.repair.edits import Candidate, apply_edits
 from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Screening
@@ -43,10 +47,11 @@ class Preference:
     overfit: bool = False  # the overfit review sees risks in it
     bypass: tuple[str, ...] = ()  # the functions the candidate only bypasses (empty: none)
     behaviour: int | None = None  # generated inputs whose outcome it changes; None: not measured
+    documented: bool = False  # its edit puts in words the surrounding documentation uses
 
     @property
-    def key(self) -> tuple[bool, bool, float]:
-        return self.overfit, bool(self.bypass), self.scale
+    def key(self) -> tuple[bool, bool, bool, float]:
+        return self.overfit, bool(self.bypass), not self.documented, self.scale
 
     @property
     def scale(self) -> float:
@@ -65,6 +70,10 @@ def order_plausible(
     bases = {key: _base(state, patched) for key, patched in texts.items()}
     overfit = {key: bool(overfit_risks(bases[key], patched, tests)) for key, patched in texts.items()}
     bypass = {key: bypassed_functions(bases[key], patched) for key, patched in texts.items()}
+    said = {
+        id(s): documented({**state.base_texts_of(s.candidate), **accepted}, s.candidate.edits)
+        for s in plausible
+    }
     strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
     preferences: dict[int, Preference] = {}
     ordered: list[Screening] = []
@@ -73,7 +82,7 @@ def order_plausible(
         measured = _behaviour(state, group[:MAX_PROBED], texts) if len(group) > 1 else {}
         for screening in group:
             key = id(screening)
-            preferences[key] = Preference(overfit[key], bypass[key], measured.get(key))
+            preferences[key] = Preference(overfit[key], bypass[key], measured.get(key), said[key])
         ordered += sorted(group, key=lambda s: (preferences[id(s)].key, group.index(s)))
     if len(plausible) > 1:
         now = time.time()
@@ -81,7 +90,8 @@ def order_plausible(
             "order": [
                 {"candidate": s.candidate.description, "strategy": s.candidate.strategy,
                  "overfit_risk": preferences[id(s)].overfit, "bypass": bool(preferences[id(s)].bypass),
-                 "behaviour_changed": preferences[id(s)].behaviour}
+                 "behaviour_changed": preferences[id(s)].behaviour,
+                 "documented": preferences[id(s)].documented}
                 for s in ordered
             ],
         }))  # fmt: skip

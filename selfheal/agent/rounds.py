@@ -193,11 +193,12 @@ class RepairRounds:
         """The round's winner among candidates that screened as plausible. Each strategy's
         candidates are first put in order of preference (agent/preference.py: no overfit risk
         first, one that changes the computation before one that only bypasses the failing path,
-        then the least behaviour changed on generated inputs). From one strategy, the first that
+        one that agrees with the code's own documentation, then the least behaviour changed on
+        generated inputs). From one strategy, the first that
         meets the verdict, unless it has overfit risks (agent/repair/overfit.py): then the next
         that meets it without any, if the validations allow. From several strategies, the first
-        of each compete: no overfit risk, no bypass, then tests passed, then the least behaviour
-        changed, then the smaller patch."""
+        of each compete: no overfit risk, no bypass, agreeing with the code's documentation, then
+        tests passed, then the least behaviour changed, then the smaller patch."""
         result = self.state.result
         tests = self.test_texts(list(targets))
         plausible, preferences = order_plausible(self.state, plausible, accepted, tests)
@@ -215,9 +216,9 @@ class RepairRounds:
                     after = result.after
                     passed = len(after.passing) if after is not None else 0
                     # the preference read the same changes the verdict just judged
-                    risky, bypass, behaviour = preferences[id(screening)].key
+                    risky, bypass, undocumented, behaviour = preferences[id(screening)].key
                     size = patch_size(result.patch)
-                    key = (risky, bypass, -passed, behaviour, size, strategies.index(strategy))
+                    key = (risky, bypass, undocumented, -passed, behaviour, size, strategies.index(strategy))
                     held.append((key, screening, snapshot(result)))
                     if not risky:
                         break
@@ -233,8 +234,8 @@ class RepairRounds:
                 "winner": winner.candidate.description, "strategy": winner.candidate.strategy,
                 "competitors": [
                     {"candidate": s.candidate.description, "strategy": s.candidate.strategy,
-                     "overfit_risk": k[0], "bypass": k[1], "passed": -k[2],
-                     "behaviour_changed": None if k[3] == math.inf else k[3], "patch_lines": k[4]}
+                     "overfit_risk": k[0], "bypass": k[1], "documented": not k[2], "passed": -k[3],
+                     "behaviour_changed": None if k[4] == math.inf else k[4], "patch_lines": k[5]}
                     for k, s, _ in held
                 ],
             }))  # fmt: skip
