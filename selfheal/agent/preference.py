@@ -71,7 +71,7 @@ def order_plausible(
     overfit = {key: bool(overfit_risks(bases[key], patched, tests)) for key, patched in texts.items()}
     bypass = {key: bypassed_functions(bases[key], patched) for key, patched in texts.items()}
     said = {
-        id(s): documented({**state.base_texts_of(s.candidate), **accepted}, s.candidate.edits)
+        id(s): documented(candidate_sources(state, s.candidate, accepted), s.candidate.edits)
         for s in plausible
     }
     strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
@@ -101,9 +101,13 @@ def order_plausible(
 def candidate_changes(state: HealState, candidate: Candidate, accepted: dict[str, str]) -> dict[str, str]:
     """The files the candidate changes on top of the accepted fixes, path -> patched text (files
     that end as they were at the base left out): what the verdict would judge."""
-    current = {**state.base_texts_of(candidate), **accepted}
-    changes = {**accepted, **apply_edits(current, candidate.edits)}
+    changes = {**accepted, **apply_edits(candidate_sources(state, candidate, accepted), candidate.edits)}
     return {p: t for p, t in changes.items() if t != state.base_text(p)}
+
+
+def candidate_sources(state: HealState, candidate: Candidate, accepted: dict[str, str]) -> dict[str, str]:
+    """The texts the candidate's edits apply to: the base, with the round's accepted fixes."""
+    return {**state.base_texts_of(candidate), **accepted}
 
 
 def _base(state: HealState, patched: dict[str, str]) -> dict[str, str]:

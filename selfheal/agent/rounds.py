@@ -194,9 +194,9 @@ class RepairRounds:
         candidates are first put in order of preference (agent/preference.py: no overfit risk
         first, one that changes the computation before one that only bypasses the failing path,
         one that agrees with the code's own documentation, then the least behaviour changed on
-        generated inputs). From one strategy, the first that
-        meets the verdict, unless it has overfit risks (agent/repair/overfit.py): then the next
-        that meets it without any, if the validations allow. From several strategies, the first
+        generated inputs). From one strategy, the first that meets the verdict, unless it has
+        overfit risks (agent/repair/overfit.py): then the next that meets it without any, if the
+        validations allow. From several strategies, the first
         of each compete: no overfit risk, no bypass, agreeing with the code's documentation, then
         tests passed, then the least behaviour changed, then the smaller patch."""
         result = self.state.result

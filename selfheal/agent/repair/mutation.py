@@ -316,11 +316,11 @@ class ModuleFacts:
             for target in _assigned_names(node):
                 self.definitions[target] = node
 
-    def class_definition(self, class_name: str | None, name: str) -> ast.stmt | None:
-        """The class-body assignment `name` reads through `self`/`cls` of `class_name`: its own or
-        a base class's in this file; without a class, the one class of the file that binds it."""
+    def class_definition(self, class_name: str, name: str) -> ast.stmt | None:
+        """The class-body assignment `name` reads through `self`/`cls` of `class_name`, or
+        through the class's name: its own or a base class's in this file."""
         visited: set[str] = set()
-        pending = [class_name] if class_name is not None else []
+        pending = [class_name]
         while pending:
             current = pending.pop(0)
             if current in visited:
@@ -329,10 +329,7 @@ class ModuleFacts:
             if (current, name) in self.class_definitions:
                 return self.class_definitions[(current, name)]
             pending += self.class_bases.get(current, [])
-        if class_name is not None:
-            return None
-        bound = [statement for (_, attr), statement in self.class_definitions.items() if attr == name]
-        return bound[0] if len(bound) == 1 else None
+        return None
 
 
 def _assigned_names(node: ast.stmt) -> list[str]:
