@@ -168,6 +168,8 @@ class RepairRounds:
             )
             metrics.screened += 1
             metrics.screen_s += outcome.duration_s
+            if metrics.first_plausible_at is not None:
+                metrics.screened_after_plausible += 1
             fixed = frozenset(t for t in context.targets if outcome.passed(t))
             screening = Screening(
                 candidate=candidate,
@@ -178,6 +180,8 @@ class RepairRounds:
                 error=outcome.error,
                 tests=tuple(tests),
             )
+            if screening.plausible and metrics.first_plausible_at is None:
+                metrics.first_plausible_at = metrics.screened
             _emit_screen(state.events, screening, metrics.screened)
             return screening
 

@@ -8,6 +8,7 @@ from typing import Any
 from selfheal.agent.localize.spectrum import Localization, Target
 from selfheal.agent.model.debugger import Diagnosis
 from selfheal.agent.newtests.cases import TestGeneration
+from selfheal.agent.repair.disagreement import Disagreement
 from selfheal.agent.repair.edits import Candidate
 from selfheal.agent.repair.overfit import OverfitRisk
 from selfheal.agent.repair.strategy import Screening
@@ -37,6 +38,8 @@ class Metrics:
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
+    first_plausible_at: int | None = None  # the screening number of the first plausible candidate
+    screened_after_plausible: int = 0  # candidates screened once a plausible one was found
 
     @property
     def screened_per_s(self) -> float:
@@ -93,6 +96,9 @@ class HealResult:
     bypass: tuple[str, ...] = ()
     memory: str = "off"  # where earlier heals were recalled from ("off": memory was not used)
     recalled: tuple = ()  # of recall.Recalled: the earlier heals most like this failure
+    # the distinct plausible patches compared on generated inputs (agent/alternatives.py): whether
+    # the tests determine the fix or leave it open; None: not compared (nothing healed)
+    disagreement: Disagreement | None = None
 
     @property
     def targets(self) -> tuple[Target, ...]:
