@@ -545,6 +545,14 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
         if result.bypass:
             skipped = ", ".join(result.bypass)
             err.write(f"  ⚠ only a bypass was found: the patch skips the failing path in {skipped}\n")
+        disagreement = result.disagreement
+        if disagreement is not None and disagreement.open:
+            err.write(
+                f"  ⚠ the tests allow more than one fix: {len(disagreement.standing)} plausible patches "
+                "behave differently"
+                + (f", e.g. on {disagreement.inputs[0].call}" if disagreement.inputs else "")
+                + " (summary.md shows where and a test that decides)\n"
+            )
     elif result.status == NOTHING_TO_HEAL:
         err.write(
             "nothing to heal: no test fails"

@@ -114,10 +114,25 @@ def describe_finished(event: Event) -> str | None:
         where = f" for {data['function']}" if data.get("function") else ""
         return f"{what[node]}{where}: {len(data.get('cases') or [])} written{took}"
     if node == "new_tests":
+        held = (
+            f" ({data['contested']} held back: the fixes disagree on them)" if data.get("contested") else ""
+        )
         return (
             f"new tests: {data.get('fail_to_pass', 0)} fail→pass, {data.get('guard', 0)} guard, "
-            f"{data.get('discarded', 0)} discarded{took}"
+            f"{data.get('discarded', 0)} discarded{held}{took}"
         )
+    if node == "compare_plausible":
+        plausible = data.get("plausible", 0)
+        if plausible < 2:
+            return f"compared fixes: the only plausible patch found{took}"
+        if not data.get("measured"):
+            return f"compared fixes: {plausible} plausible patches, not callable on generated inputs{took}"
+        if data.get("open"):
+            return (
+                f"compared fixes: {plausible} plausible patches behave {data.get('standing')} different ways "
+                f"on {data.get('probes', 0)} inputs: the tests allow more than one fix{took}"
+            )
+        return f"compared fixes: {plausible} plausible patches agree on {data.get('probes', 0)} inputs{took}"
     if node == "overfit_review":
         kinds = ", ".join(str(k).replace("_", " ") for k in data.get("kinds") or [])
         return f"overfit review: {data.get('risks', 0)} risk(s){': ' + kinds if kinds else ''}"

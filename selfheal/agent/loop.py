@@ -209,6 +209,8 @@ class HealRun:
                 screener, baseline, targets, coverage, resume=self.resume, checkpoints=self.checkpoints
             )
             if result.verdict is not None and result.changes:
+                if result.verdict.holds:
+                    after.compare_fixes(baseline)
                 after.prove_new_tests(new_tests, targets)
                 state.model_step(lambda: after.qa_round(baseline, coverage, new_tests, targets))
                 state.model_step(lambda: after.critique(screener, baseline, targets, coverage, new_tests))

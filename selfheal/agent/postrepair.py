@@ -14,8 +14,10 @@ patch stands, and the code is never bent to fit a generated test.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 
+from selfheal.agent.alternatives import Comparison
 from selfheal.agent.events import Event, stage
 from selfheal.agent.exceptions import ProviderError
 from selfheal.agent.localize.codeindex import CodeBase, CodeIndex, Definition
@@ -26,6 +28,7 @@ from selfheal.agent.newtests.edgecases.generate import EdgeCaseResult, generate_
 from selfheal.agent.newtests.generation import NewTests, TestContext
 from selfheal.agent.newtests.proof import TestProver, remove_file
 from selfheal.agent.repair.bypass import bypassed_functions
+from selfheal.agent.repair.disagreement import BehaviourGroup, Disagreement, ModelJudgement
 from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Budget
 from selfheal.agent.report.result import HealResult
@@ -45,6 +48,83 @@ class AfterRepair:
     def __init__(self, state: HealState, rounds: RepairRounds) -> None:
         self.state = state
         self.rounds = rounds
+        self.comparison: Comparison | None = None
+
+    def compare_fixes(self, baseline: TestReport) -> None:
+        """Where the round's plausible patches disagree (agent/alternatives.py), into
+        `result.disagreement`; with a model, its judgement of which fix the code means."""
+        self.comparison = Comparison(self.state, self.rounds)
+        disagreement = self.comparison.compare(baseline)
+        model = self.state.model
+        if disagreement.open and model is not None and model.judge is not None:
+            self.state.model_step(lambda: self.judge(model, baseline))
+
+    def judge(self, model: ModelStrategy, baseline: TestReport) -> None:
+        """The model reads the code and the groups' differences and says which fix the code means.
+        Advice: it may put another group's patch first, only when that patch meets the verdict; the
+        disagreement and the draft stay."""
+        state, result, comparison = self.state, self.state.result, self.comparison
+        disagreement = result.disagreement
+        assert comparison is not None and disagreement is not None
+        standing = list(disagreement.standing)
+        paths = sorted({p for g in standing for p in comparison.changes[g.members[0]]})
+        code = "\n\n".join(f"# {p}\n{state.base_text(p)}" for p in paths)
+        fixes = "\n\n".join(f"Fix {i + 1}: {g.members[0]}\n{g.patch}" for i, g in enumerate(standing))
+        header = "| input | before | " + " | ".join(f"fix {i + 1}" for i in range(len(standing))) + " |"
+        rows = [f"| {i.call} | {i.base} | " + " | ".join(i.results) + " |" for i in disagreement.inputs]
+        with stage(state.events, "judge", fixes=len(standing)) as info:
+            answer = model.judge_fixes(code=code, fixes=fixes, differences="\n".join([header, *rows]))
+            info.update(answer=list(answer) if answer else None)
+        if answer is None:
+            return
+        number, reasons = answer
+        preferred = number - 1 if number is not None and 1 <= number <= len(standing) else None
+        chosen = standing[preferred] if preferred is not None else None
+        if chosen is not None and not chosen.shipped and self._ship(chosen, baseline):
+            standing = [chosen, *[g for g in standing if g is not chosen]]
+            groups = [replace(g, shipped=g is chosen) for g in standing]
+            groups += [g for g in disagreement.groups if g.refuted_by]
+            disagreement = replace(
+                disagreement, groups=tuple(groups), inputs=_reordered(disagreement, standing)
+            )
+            preferred = 0
+            result.notes.append(
+                f"the model judged another of the fixes the tests allow to be meant: {reasons}"
+            )
+        result.disagreement = replace(
+            disagreement, judgement=ModelJudgement(preferred, reasons, provider=state.config.provider)
+        )
+
+    def _ship(self, group: BehaviourGroup, baseline: TestReport) -> bool:
+        """Put another group's patch in place of the shipped one, when it meets the verdict."""
+        result, rounds = self.state.result, self.rounds
+        assert self.comparison is not None
+        candidate = self.comparison.candidates[group.members[0]]
+        kept = snapshot(result)
+        result.fixes = result.fixes[:-1]
+        if rounds.validate(candidate, rounds.accepted, baseline).holds:
+            return True
+        restore(result, kept)
+        return False
+
+    def alternatives(self) -> list[dict[str, str]]:
+        """The changes of each other fix the tests allow (the standing groups besides the shipped
+        one), in the disagreement's order."""
+        disagreement = self.state.result.disagreement
+        if self.comparison is None or disagreement is None or not disagreement.open:
+            return []
+        return [self.comparison.changes[g.members[0]] for g in disagreement.standing if not g.shipped]
+
+    def patch_replaced(self, why: str) -> None:
+        """A later step replaced the compared patch: the comparison no longer describes it."""
+        result = self.state.result
+        self.comparison = None
+        description = result.fixes[-1].description if result.fixes else "the patch"
+        result.disagreement = Disagreement(
+            groups=(BehaviourGroup((description,), result.patch, shipped=True, validated=True),),
+            plausible=1,
+            notes=(f"{why}; the plausible patches of the search were not compared with it",),
+        )
 
     def new_tests(self, targets: list[str]) -> NewTests:
         state = self.state
@@ -106,21 +186,27 @@ class AfterRepair:
             )
 
     def edge_cases(
-        self, definition: Definition, module: str, base_text: str, patched_text: str
+        self,
+        definition: Definition,
+        module: str,
+        base_text: str,
+        patched_text: str,
+        alternatives: Sequence[str] = (),
     ) -> EdgeCaseResult:
         """The embedded generator's tests for one changed function (no model)."""
         state = self.state
         return generate_edge_cases(
             state.session, state.python, path=definition.file, function=definition.qualname, module=module,
             base_text=base_text, patched_text=patched_text, existing_tests=state.existing_test_texts(),
-            source_dirs=state.runner.source_dirs, seed=state.config.seed,
+            source_dirs=state.runner.source_dirs, seed=state.config.seed, alternatives=alternatives,
         )  # fmt: skip
 
     def prove_new_tests(self, new_tests: NewTests, targets: list[str], reuse: bool = False) -> None:
         result = self.state.result
         with stage(self.state.events, "new_tests") as info:
-            generation, files = self._generate(new_tests, targets, reuse)
+            generation, files = self._generate(new_tests, targets, reuse, self.alternatives())
             result.tests, result.test_files = generation, files
+            self._refute(generation.refuting())
             prefix = f"{result.project_dir}/" if result.project_dir else ""
             evidence = tuple(
                 NewTestEvidence(prefix + p.path, p.case.name, p.fails_on_base, p.passes_on_patch)
@@ -132,8 +218,25 @@ class AfterRepair:
                 fail_to_pass=sum(e.kind == "fail_to_pass" for e in evidence),
                 guard=sum(e.kind == "guard" for e in evidence),
                 discarded=len(generation.discarded),
+                contested=len(generation.contested),
                 risks=len(generation.risks),
             )
+
+    def _refute(self, refuting: dict[int, str]) -> None:
+        """Other fixes an oracle test (a docstring example) fails on are not fixes the code allows."""
+        result = self.state.result
+        disagreement = result.disagreement
+        if not refuting or disagreement is None:
+            return
+        others = [g for g in disagreement.standing if not g.shipped]
+        refuted = {others[i].members[0]: why for i, why in refuting.items() if i < len(others)}
+        result.disagreement = replace(
+            disagreement,
+            groups=tuple(
+                replace(g, refuted_by=refuted[g.members[0]]) if g.members[0] in refuted else g
+                for g in disagreement.groups
+            ),
+        )
 
     def qa_round(
         self, baseline: TestReport, coverage: CoverageMap | None, new_tests: NewTests, targets: list[str]
@@ -147,7 +250,7 @@ class AfterRepair:
         failing = [
             p
             for p in result.tests.proven
-            if p.kind is None and p.case.origin in ("spec_tests", "qa_adversarial")
+            if not p.passes_on_patch and p.case.origin in ("spec_tests", "qa_adversarial")
         ]
         if strategy is None or not failing or not result.verdict.holds:
             return
@@ -199,6 +302,9 @@ class AfterRepair:
             for path in files:
                 remove_file(state.session, state.python, path)
         if replaced:
+            self.patch_replaced(
+                "the model's tests failed on the first patch and a further repair replaced it"
+            )
             self.prove_new_tests(new_tests, targets, reuse=True)
             if result.verdict is not None and result.verdict.holds:
                 result.iterations += 1
@@ -262,6 +368,9 @@ class AfterRepair:
         for screening in outcome.plausible[:1]:
             result.fixes = ()
             if rounds.validate(screening.candidate, {}, baseline).holds:
+                self.patch_replaced(
+                    "the critic sent the first patch back and the model's revision replaced it"
+                )
                 self.prove_new_tests(new_tests, targets, reuse=True)
                 if result.verdict is not None and result.verdict.holds:
                     result.notes.append(
@@ -275,18 +384,20 @@ class AfterRepair:
             "critic's concerns listed; review it closely"
         )
 
-    def _generate(self, new_tests: NewTests, targets: list[str], reuse: bool = False):
+    def _generate(
+        self, new_tests: NewTests, targets: list[str], reuse: bool = False, alternatives: Sequence = ()
+    ):
         result = self.state.result
         patch = (result.changes, result.base_texts, result.fixes)
         if reuse:
-            return new_tests.for_patch(*patch, targets, reuse=True)
+            return new_tests.for_patch(*patch, targets, reuse=True, alternatives=alternatives)
         try:
-            return new_tests.for_patch(*patch, targets)
+            return new_tests.for_patch(*patch, targets, alternatives=alternatives)
         except (BudgetSpent, ProviderError) as exc:
             # the model ran out while writing tests: prove what the other writers found
             self.state.model_stopped(exc)
             new_tests.qa = None
-            return new_tests.for_patch(*patch, targets)
+            return new_tests.for_patch(*patch, targets, alternatives=alternatives)
 
     def record_model(self, strategy: ModelStrategy) -> None:
         """The model's part, for the report, the trace and the metrics."""
@@ -314,6 +425,13 @@ class AfterRepair:
             state.result.model_diagnosis = confident[-1]
         state.result.model = model_record(strategy)
         state.result.conversation = strategy.transcript.records()
+
+
+def _reordered(disagreement: Disagreement, standing: list[BehaviourGroup]) -> tuple:
+    """The distinguishing inputs with their results in the order of `standing`."""
+    before = list(disagreement.standing)
+    order = [before.index(g) for g in standing]
+    return tuple(replace(i, results=tuple(i.results[k] for k in order)) for i in disagreement.inputs)
 
 
 def model_record(strategy: ModelStrategy) -> dict:

@@ -30,7 +30,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from selfheal.agent.events import Event
-from selfheal.agent.newtests.edgecases.behaviour import behaviour_changes
 from selfheal.agent.repair.bypass import bypassed_functions, changed_functions
 from selfheal.agent.repair.documented import documented
 from selfheal.agent.repair.edits import Candidate, apply_edits
@@ -39,7 +38,6 @@ from selfheal.agent.repair.strategy import Screening
 from selfheal.agent.state import HealState
 
 MAX_PROBED = 4  # candidates per strategy whose behaviour is measured
-PROBE_SECONDS = 20.0  # per probe run (one per version of a function)
 
 
 @dataclass(frozen=True)
@@ -124,18 +122,19 @@ def _behaviour(state: HealState, group: list[Screening], texts: dict[int, dict[s
             by_function.setdefault((path, function), []).append(screening)
     totals: dict[int, int] = {}
     unknown: set[int] = set()
-    tests = state.existing_test_texts() if by_function else {}
     for (path, function), screenings in by_function.items():
-        counts = behaviour_changes(
-            state.session, state.python, path=path, function=function, base_text=state.base_text(path),
-            variants=[texts[id(s)][path] for s in screenings], existing_tests=tests,
-            source_dirs=state.runner.source_dirs, seed=state.config.seed, timeout=PROBE_SECONDS,
-        )  # fmt: skip
-        if all(count is None for count in counts):
+        base = state.probes.run(path, function, {})
+        if base is None:
             continue  # not a function the probes can call (a nested one, a coroutine): say nothing
-        for screening, count in zip(screenings, counts, strict=True):
-            if count is None:
+        for screening in screenings:
+            version = state.probes.run(path, function, texts[id(screening)])
+            if version is None:
                 unknown.add(id(screening))
-            else:
-                totals[id(screening)] = totals.get(id(screening), 0) + count
+                continue
+            changed = sum(
+                1
+                for probe, outcome in base.outcomes.items()
+                if outcome.key is not None and version.outcomes[probe].key != outcome.key
+            )
+            totals[id(screening)] = totals.get(id(screening), 0) + changed
     return {key: value for key, value in totals.items() if key not in unknown}

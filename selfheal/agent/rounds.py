@@ -43,6 +43,11 @@ class CheckpointStore(Protocol):
 class RepairRounds:
     def __init__(self, state: HealState) -> None:
         self.state = state
+        # of the round that shipped: the changes it built on, its plausible candidates in the order
+        # of preference, and those that met the verdict (what the comparison of fixes reads)
+        self.accepted: dict[str, str] = {}
+        self.plausible_order: list[Candidate] = []
+        self.held: list[Candidate] = []
 
     def run(
         self,
@@ -101,6 +106,7 @@ class RepairRounds:
             winner = self.choose(outcome.plausible, accepted, baseline, remaining)
             if winner is not None:
                 result.alternatives = [s.candidate for s in outcome.plausible if s is not winner]
+                self.accepted = dict(accepted)
                 return
             partial = outcome.partial
             if partial is None:
@@ -206,6 +212,8 @@ class RepairRounds:
         result = self.state.result
         tests = self.test_texts(list(targets))
         plausible, preferences = order_plausible(self.state, plausible, accepted, tests)
+        self.plausible_order = [s.candidate for s in plausible]
+        self.held = []
         strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
         before = snapshot(result)
         held: list[tuple[tuple, Screening, dict]] = []
@@ -224,6 +232,7 @@ class RepairRounds:
                     size = patch_size(result.patch)
                     key = (risky, bypass, undocumented, -passed, behaviour, size, strategies.index(strategy))
                     held.append((key, screening, snapshot(result)))
+                    self.held.append(screening.candidate)
                     if not risky:
                         break
             if held and len(strategies) == 1:

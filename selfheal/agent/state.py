@@ -15,6 +15,7 @@ from selfheal.agent.events import EventSink
 from selfheal.agent.exceptions import ProviderError, WorkspaceError
 from selfheal.agent.model.llm.accounting import BudgetSpent
 from selfheal.agent.model.strategy import ModelStrategy
+from selfheal.agent.probing import BehaviourProbes
 from selfheal.agent.repair.edits import Candidate
 from selfheal.agent.repair.recalled import RecalledOrder
 from selfheal.agent.repair.strategy import RepairStrategy
@@ -49,6 +50,18 @@ class HealState:
     suite_writes: frozenset[str] = frozenset()
     # what earlier heals of this repository say about where to search first (empty: memory off)
     recalled_order: RecalledOrder = field(default_factory=RecalledOrder)
+    _probes: BehaviourProbes | None = field(default=None, repr=False)
+
+    @property
+    def probes(self) -> BehaviourProbes:
+        """The changed functions' generated inputs on versions of the code, each run once per heal
+        (the preference and the comparison of plausible patches share them)."""
+        if self._probes is None:
+            self._probes = BehaviourProbes(
+                self.session, self.python, self.base_text, self.existing_test_texts,
+                source_dirs=self.runner.source_dirs, seed=self.config.seed,
+            )  # fmt: skip
+        return self._probes
 
     def existing_test_texts(self) -> dict[str, str]:
         """The repository's test files at the base, path -> text (at most MAX_TEST_FILES_READ):

@@ -400,12 +400,14 @@ class Bot:
             branch=branch_for(signature),
             base_branch=target.branch,
             base_sha=result.base_sha,
-            # a partial heal, a patch that may only fit the tests, or one the critic sent back that
-            # nothing replaced: a human decides before anyone can merge it
+            # a partial heal, a patch that may only fit the tests, one the critic sent back that
+            # nothing replaced, or one of several fixes the tests allow: a human decides before
+            # anyone can merge it
             draft=self.settings.draft
             or result.status != HEALED
             or bool(result.overfit_risks)
-            or bool(result.critic),
+            or bool(result.critic)
+            or (result.disagreement is not None and result.disagreement.open),
         )
 
     # -- review mode --------------------------------------------------------------------------------

@@ -48,6 +48,7 @@ class ModelSetup:
     spec_tests: Provider | None = None  # None: no spec-blind tests
     qa_adversarial: Provider | None = None  # None: no adversarial tests from a model
     critic: Provider | None = None  # None: a candidate that meets the verdict is not reviewed
+    judge: Provider | None = None  # None: where the tests allow several fixes, no model weighs them
     memory: Provider | None = None  # None: lessons are kept without a model
     search_share: float = 0.3  # of the candidate and time budget, for the search first; 0 = off
     min_confidence: float = 0.5  # below it, a diagnosis widens the search instead of steering
@@ -90,6 +91,7 @@ def setup_for(
         spec_tests=roles.get("spec_tests"),
         qa_adversarial=roles.get("qa_adversarial"),
         critic=roles.get("critic"),
+        judge=roles.get("judge"),
         memory=roles.get("memory"),
         token_budget=token_budget,
         usd_budget=usd_budget,
@@ -148,6 +150,7 @@ class ModelStrategy:
         self.tool_calls: list[dict] = []
         self.critic = self._metered(setup.critic, "critic")
         self.reviews: list[tuple[Review | None, AnswerRecord]] = []
+        self.judge = self._metered(setup.judge, "judge")
         self.qa = ModelQA(
             setup.prompts,
             spec=self._metered(setup.spec_tests, "spec_tests"),
@@ -184,6 +187,21 @@ class ModelStrategy:
         )
         self.reviews.append((review, record))
         return review
+
+    def judge_fixes(self, *, code: str, fixes: str, differences: str) -> tuple[int | None, str] | None:
+        """Which of several fixes the tests allow the code means: (its number from 1, or None when
+        the model cannot tell; the reasons), or None without a judge or a usable answer."""
+        if self.judge is None:
+            return None
+        prompt = self.setup.prompts.get("judge")
+        messages = prompt.render(
+            code=code[:MAX_SOURCE_CHARS], fixes=fixes[:MAX_SOURCE_CHARS], differences=differences
+        )
+        value, _ = ask_structured(self.judge, messages, prompt.schema, max_tokens=self.setup.max_tokens)
+        if not isinstance(value, dict):
+            return None
+        preferred = value.get("preferred")
+        return (preferred if isinstance(preferred, int) else None), str(value["reasons"])
 
     def revise(
         self, context: RepairContext, screen: ScreenFn, budget: Budget, review: Review

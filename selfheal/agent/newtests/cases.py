@@ -37,6 +37,9 @@ class TestCase:
     reason: str = ""
     imports: tuple[str, ...] = ()
     target: str = ""  # "path/to/file.py::function" the test aims at
+    # where its expected value comes from when that is a trustworthy oracle, not a version of the
+    # code (e.g. "the docstring of merge"): such a test decides between fixes instead of following one
+    oracle: str = ""
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name) or keyword.iskeyword(self.name):
@@ -57,15 +60,24 @@ class ProvenTest:
     passes_on_patch: bool
     base_message: str = ""  # how it failed on the base code, one line
     patch_message: str = ""  # how it failed on the patched code, when it did
+    # the other fixes the tests allow (indices of the alternatives it ran on) on which it fails
+    fails_on_alternatives: tuple[int, ...] = ()
 
     @property
     def nodeid(self) -> str:
         return f"{self.path}::{self.case.name}"
 
     @property
+    def contested(self) -> bool:
+        """It asserts what only some of the fixes the tests allow give, and no oracle backs it: a
+        guess locked in, never shipped."""
+        return self.passes_on_patch and bool(self.fails_on_alternatives) and not self.case.oracle
+
+    @property
     def kind(self) -> str | None:
-        """fail_to_pass, guard, or None for a test that cannot ship (fails on the patch)."""
-        if not self.passes_on_patch:
+        """fail_to_pass, guard, or None for a test that cannot ship (fails on the patch, or is
+        contested)."""
+        if not self.passes_on_patch or self.contested:
             return None
         return FAIL_TO_PASS if self.fails_on_base else GUARD
 
@@ -260,6 +272,20 @@ class TestGeneration:
     @property
     def shipped(self) -> list[ProvenTest]:
         return [p for p in self.proven if p.kind is not None]
+
+    @property
+    def contested(self) -> list[ProvenTest]:
+        """Tests held back because the fixes the tests allow disagree on what they assert."""
+        return [p for p in self.proven if p.contested]
+
+    def refuting(self) -> dict[int, str]:
+        """Alternative index -> the oracle test that fails on it (the first one found)."""
+        found: dict[int, str] = {}
+        for proven in self.shipped:
+            if proven.case.oracle:
+                for index in proven.fails_on_alternatives:
+                    found.setdefault(index, f"{proven.case.name} ({proven.case.oracle})")
+        return found
 
 
 def module_name(path: str) -> str:

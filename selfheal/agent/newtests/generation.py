@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -39,8 +39,13 @@ HEADERS = {
     "embedded": "behaviour the fix changed, found by running both versions on generated inputs",
 }
 
-# (definition, module, base text, patched text) -> the embedded generator's cases and risks
-EdgeCaseFn = Callable[[Definition, str, str, str], EdgeCaseResult]
+# (definition, module, base text, patched text, the file under the other fixes the tests allow)
+# -> the embedded generator's cases and risks
+EdgeCaseFn = Callable[[Definition, str, str, str, Sequence[str]], EdgeCaseResult]
+CONTESTED = (
+    "asserts what only some of the fixes the tests allow give (it fails on another plausible patch): "
+    "a guess, not shipped; the pull request shows where the fixes differ"
+)
 
 
 class ModelTestWriters(Protocol):
@@ -111,11 +116,14 @@ class NewTests:
         failing_tests: list[str],
         *,
         reuse: bool = False,
+        alternatives: Sequence[Mapping[str, str]] = (),
     ) -> tuple[TestGeneration, dict[str, str]]:
         """Write, prove and render the tests for a patch: `changes` (path -> patched text) over
         `base_texts`, made by the accepted `fixes`. `reuse` (a replacement
         patch): the model's cases of the previous call are proven again instead of asking the model
-        anew; the embedded generator runs again, since its tests pin the patched code's results."""
+        anew; the embedded generator runs again, since its tests pin the patched code's results.
+        `alternatives`: the other fixes the tests allow (path -> text each); a case that fails on
+        one of them asserts a guess, and ships only when an oracle backs it."""
         generation = TestGeneration()
         files: dict[str, str] = {}
         patched = {**base_texts, **changes}
@@ -147,8 +155,9 @@ class NewTests:
                 )
             if self.edge_cases is not None:
                 started = time.time()
+                others = [a.get(definition.file, base_texts[definition.file]) for a in alternatives]
                 edge = self.edge_cases(
-                    definition, module, base_texts[definition.file], patched[definition.file]
+                    definition, module, base_texts[definition.file], patched[definition.file], others
                 )
                 cases += edge.cases
                 generation.risks += edge.risks
@@ -172,7 +181,7 @@ class NewTests:
                 + ".\nEach test says what its proof run showed."
             )
             started = time.time()
-            proven, discarded = self.prover.prove(TestFile(path, tuple(cases), header), changes)
+            proven, discarded = self.prover.prove(TestFile(path, tuple(cases), header), changes, alternatives)
             generation.proven += proven
             generation.discarded += discarded
             shipped = [p for p in proven if p.kind is not None]
@@ -186,7 +195,9 @@ class NewTests:
                 labels = {p.case.name: LABELS[p.kind] for p in shipped}
                 files[path] = TestFile(path, tuple(p.case for p in shipped), header).render(labels)
         for proven in generation.proven:
-            if proven.kind is None:
+            if proven.contested:
+                generation.discarded.append((proven.case, CONTESTED))
+            elif proven.kind is None:
                 generation.discarded.append(
                     (
                         proven.case,

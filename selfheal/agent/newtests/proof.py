@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from selfheal.agent.newtests.cases import ProvenTest, TestCase, TestFile, check_case_code
@@ -50,8 +50,11 @@ class TestProver:
         self.python = python
 
     def prove(
-        self, file: TestFile, changes: dict[str, str]
+        self, file: TestFile, changes: dict[str, str], alternatives: Sequence[Mapping[str, str]] = ()
     ) -> tuple[list[ProvenTest], list[tuple[TestCase, str]]]:
+        """Each case on the base and on the patch; with `alternatives` (the other fixes the tests
+        allow, path -> text each), also on each of them, to tell which cases assert what only
+        some fixes give."""
         discarded: list[tuple[TestCase, str]] = []
         cases: list[TestCase] = []
         seen: set[str] = set()
@@ -78,6 +81,7 @@ class TestProver:
                 finally:
                     for path in changes:
                         self.session.write_file(path, self.base_text(path), force=True)
+                on_alternatives = [self._run_on(file.path, other) for other in alternatives]
             finally:
                 self._remove(file.path)
         except WorkspaceTrap as exc:  # the tests planted something where the proof writes
@@ -104,9 +108,21 @@ class TestProver:
                     passes_on_patch=patch.outcome == "passed",
                     base_message=_one_line(base.message if base else _first_error(on_base)),
                     patch_message="" if patch.outcome == "passed" else _one_line(patch.message),
+                    fails_on_alternatives=tuple(
+                        i for i, run in enumerate(on_alternatives) if _fails(run, nodeid)
+                    ),
                 )
             )
         return proven, discarded
+
+    def _run_on(self, path: str, changes: Mapping[str, str]) -> TestReport:
+        try:
+            for changed, text in changes.items():
+                self.session.write_file(changed, text)
+            return self._run(path)
+        finally:
+            for changed in changes:
+                self.session.write_file(changed, self.base_text(changed), force=True)
 
     def _run(self, path: str) -> TestReport:
         report, _ = self.runner.run([path], timeout=PROOF_TIMEOUT)
@@ -122,6 +138,12 @@ def remove_file(session: Session, python: str, relpath: str) -> None:
     session.run(
         [python, "-c", "import os, sys; os.remove(sys.argv[1])", str(session.root / relpath)], timeout=30
     )
+
+
+def _fails(run: TestReport, nodeid: str) -> bool:
+    """Did the test not pass in `run` (a file that could not even be collected fails all)?"""
+    outcome = run.outcomes.get(nodeid)
+    return outcome is None or outcome.outcome != "passed"
 
 
 def _first_error(report: TestReport) -> str:

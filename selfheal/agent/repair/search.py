@@ -46,7 +46,10 @@ class SearchSettings:
     max_lines: int = 40
     explore_after_plausible: int = 40
     explore_seconds: float = 15.0  # ... or this long, whichever ends first
-    max_plausible: int = 4
+    # distinct plausible patches to collect, so that where they disagree can be shown: at most
+    # this many in all, and a handful at one line (more at one line are spellings of one idea)
+    max_plausible: int = 8
+    plausible_per_location: int = 3
     max_synthesized: int = 160  # expression synthesis: its cap per heal
     pair_pool: int = 14
     pair_pool_disruptive: int = 4  # places in the pool for singles that broke a passing test
@@ -257,7 +260,8 @@ class SearchStrategy:
             if result.plausible:
                 if not outcome.plausible:
                     first_plausible_at = time.monotonic()
-                outcome.plausible.append(result)
+                if self._room_at(outcome, candidate):
+                    outcome.plausible.append(result)
             elif result.improving:
                 if outcome.partial is None or _better_partial(result, outcome.partial):
                     outcome.partial = result
@@ -273,6 +277,16 @@ class SearchStrategy:
         if not outcome.stopped_because and budget.exhausted:
             outcome.stopped_because = budget.reason
         return outcome
+
+    def _room_at(self, outcome: RepairOutcome, candidate: Candidate) -> bool:
+        """Another plausible patch at this candidate's line is kept while the line has fewer than
+        `plausible_per_location`."""
+        here = sum(
+            1
+            for s in outcome.plausible
+            if (s.candidate.file, s.candidate.line) == (candidate.file, candidate.line)
+        )
+        return here < self.settings.plausible_per_location
 
     def _screen(self, screen: ScreenFn, candidate: Candidate, outcome: RepairOutcome) -> Screening:
         result = screen(candidate)
@@ -322,7 +336,8 @@ class SearchStrategy:
                 continue
             result = self._screen(screen, candidate, outcome)
             if result.plausible:
-                outcome.plausible.append(result)
+                if self._room_at(outcome, candidate):
+                    outcome.plausible.append(result)
             elif result.improving and (outcome.partial is None or _better_partial(result, outcome.partial)):
                 outcome.partial = result
 

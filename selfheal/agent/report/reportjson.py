@@ -75,6 +75,47 @@ def new_tests(result: HealResult) -> list[dict[str, Any]]:
     return entries
 
 
+def disagreement_section(result: HealResult) -> dict[str, Any] | None:
+    """Where the plausible patches disagree (agent/alternatives.py), and the tests held back because
+    they assert what only some of them give."""
+    found = result.disagreement
+    if found is None:
+        return None
+    judgement = found.judgement
+    prefix = f"{result.project_dir}/" if result.project_dir else ""
+    return {
+        "open": found.open,
+        "measured": found.measured,
+        "plausible": found.plausible,
+        "probes": found.probes,
+        "groups": [
+            {
+                "members": list(g.members),
+                "patch": g.patch,
+                "shipped": g.shipped,
+                "validated": g.validated,
+                "decision_test": g.decision_test,
+                "refuted_by": g.refuted_by or None,
+            }
+            for g in found.groups
+        ],
+        "inputs": [
+            {"function": i.function, "call": i.call, "base": i.base, "results": list(i.results)}
+            for i in found.inputs
+        ],
+        "judgement": (
+            {"preferred": judgement.preferred, "reasons": judgement.reasons, "provider": judgement.provider}
+            if judgement is not None
+            else None
+        ),
+        "held_back_tests": [
+            {"path": prefix + p.path, "name": p.case.name, "origin": p.case.origin, "code": p.case.code}
+            for p in result.tests.contested
+        ],
+        "notes": list(found.notes),
+    }
+
+
 def memory_section(result: HealResult) -> dict[str, Any]:
     """The earlier heals this one recalled, and whether each pointed where the fix was."""
     fixes = [(f.family, f.file, f.function) for f in result.fixes]
@@ -144,6 +185,8 @@ def build_report(result: HealResult) -> dict[str, Any]:
         ],
         # the shipped patch only skips the failing path in these functions (agent/repair/bypass.py)
         "bypass": list(result.bypass),
+        # the plausible patches compared on generated inputs: whether the tests determine the fix
+        "disagreement": disagreement_section(result),
         "lessons": build_lessons(result),
         "iterations": result.iterations,
         "metrics": {
@@ -159,6 +202,8 @@ def build_report(result: HealResult) -> dict[str, Any]:
             "tokens_in": metrics.tokens_in,
             "tokens_out": metrics.tokens_out,
             "cost_usd": round(metrics.cost_usd, 6),
+            "first_plausible_at": metrics.first_plausible_at,
+            "screened_after_plausible": metrics.screened_after_plausible,
         },
         "verdict": (
             {

@@ -29,13 +29,15 @@ def _first_line(text: str, limit: int = 160) -> str:
 
 
 def build_summary(result: HealResult, report: dict[str, Any]) -> str:
-    parts = [_title(result), f"**Status:** {HEADLINE.get(result.status, result.status)}", ""]
+    parts = [_title(result), *_open_fix(report)]
+    parts += [f"**Status:** {HEADLINE.get(result.status, result.status)}", ""]
     if result.error:
         parts += ["### What went wrong", "", "```", result.error.strip(), "```", ""]
     parts += _what_failed(result)
     parts += _root_cause(report)
     if result.patch:
         parts += ["### The change", "", "```diff", result.patch.rstrip(), "```", ""]
+    parts += _how_far_pinned(report)
     parts += _overfit(report)
     parts += _bypass(report)
     parts += _verification(result, report)
@@ -48,6 +50,112 @@ def build_summary(result: HealResult, report: dict[str, Any]) -> str:
     if result.notes:
         parts += ["### Notes", "", *[f"- {note}" for note in result.notes], ""]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _open_fix(report: dict[str, Any]) -> list[str]:
+    """First, when the tests leave the fix open: the inputs on which the fixes they allow differ,
+    what each gives, and the test that would decide for each."""
+    found = report.get("disagreement")
+    if not found or not found["open"]:
+        return []
+    standing = [g for g in found["groups"] if not g["refuted_by"]]
+    names = [f"fix {i + 1}" + (" (shipped)" if g["shipped"] else "") for i, g in enumerate(standing)]
+    lines = [
+        "### The tests allow more than one fix",
+        "",
+        f"{found['plausible']} distinct patches make the failing tests pass and keep the others passing, "
+        f"but they compute different things: run with the original code on {found['probes']} generated "
+        f"inputs, they behave {len(standing)} different ways. The tests do not say which is meant, so this "
+        "pull request is a draft: read the differences, keep the fix the code should have, and add the "
+        "test that decides for it.",
+        "",
+        "| input | before the patch | " + " | ".join(names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
+    for item in found["inputs"]:
+        cells = [f"`{_cell(item['call'])}`", f"`{_cell(item['base'])}`"]
+        cells += [f"`{_cell(r)}`" for r in item["results"]]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    judgement = found.get("judgement")
+    for index, (name, group) in enumerate(zip(names, standing, strict=True)):
+        alike = len(group["members"]) - 1
+        how = (
+            "verified by the full test suite"
+            if group["validated"]
+            else "passes the failing tests and the tests that run the changed lines (screening)"
+        )
+        lines.append(
+            f"**{name}**: {group['members'][0]}"
+            + (f" (and {alike} patch{'es' if alike > 1 else ''} that behave alike)" if alike else "")
+            + f"; {how}."
+        )
+        if judgement and judgement.get("preferred") == index:
+            lines.append(f"The model judges this the fix the code means: {judgement['reasons']}")
+        if not group["shipped"]:
+            lines += _details("its patch", "diff", group["patch"])
+        if group["decision_test"]:
+            lines += _details(f"a test that decides for {name}", "python", group["decision_test"])
+        lines.append("")
+    if judgement and judgement.get("preferred") is None:
+        lines += [f"The model could not tell which fix is meant: {judgement['reasons']}", ""]
+    held = found.get("held_back_tests") or []
+    if held:
+        lines += [
+            f"{len(held)} generated test(s) were held back: each asserts what only some of these fixes "
+            "give, and shipping it would lock in a guess (" + ", ".join(f"`{t['name']}`" for t in held[:5])
+            + (", …" if len(held) > 5 else "") + ").",
+            "",
+        ]  # fmt: skip
+    refuted = [g for g in found["groups"] if g["refuted_by"]]
+    for group in refuted:
+        lines += [f"Ruled out by {group['refuted_by']}: {group['members'][0]}.", ""]
+    return lines
+
+
+def _how_far_pinned(report: dict[str, Any]) -> list[str]:
+    """How far the tests pin the fix when they do not leave it open: whether other plausible
+    patches were found and agree, or this one was the only one."""
+    found = report.get("disagreement")
+    if not found or found["open"]:
+        return []
+    screened = report["metrics"].get("candidates_screened", 0)
+    if found["plausible"] < 2:
+        line = (
+            f"No other patch among the {screened} candidates screened made the failing tests pass, so "
+            "nothing was compared with this one: the tests may pin it, or the search may not reach "
+            "the alternatives."
+        )
+    elif found["measured"]:
+        line = (
+            f"{found['plausible']} distinct plausible patches were run with the original code on "
+            f"{found['probes']} generated inputs and agree on every one: the tests determine the fix "
+            "as far as those inputs reach."
+        )
+    else:
+        line = (
+            f"{found['plausible']} distinct plausible patches were found; the changed functions could not "
+            "be called on generated inputs, so whether they behave alike is not known."
+        )
+    return ["### How far the tests pin the fix", "", line, ""]
+
+
+def _details(summary: str, language: str, text: str) -> list[str]:
+    return [
+        "",
+        f"<details><summary>{summary}</summary>",
+        "",
+        f"```{language}",
+        text.rstrip(),
+        "```",
+        "",
+        "</details>",
+    ]
+
+
+def _cell(text: str, limit: int = 80) -> str:
+    text = " ".join(str(text).split()).replace("|", "\\|").replace("`", "'")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _recalled(report: dict[str, Any]) -> list[str]:

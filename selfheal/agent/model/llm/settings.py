@@ -26,7 +26,7 @@ from typing import Any
 from selfheal.agent.exceptions import ConfigError
 
 PROVIDERS = ("anthropic", "llamacpp", "none", "ollama")
-ROLES = ("spec_tests", "qa_adversarial", "debugger", "generator", "critic", "memory")
+ROLES = ("spec_tests", "qa_adversarial", "debugger", "generator", "critic", "judge", "memory")
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,26 @@ def pinned_case(probe: Probe, outcome: Outcome, name: str, target: str) -> TestC
     )
 
 
+def decision_case(probe: Probe, outcome: Outcome, name: str, fix: str) -> TestCase | None:
+    """A test that decides for one of several fixes the tests allow: the input where that fix's
+    result differs from the others', asserting its result. None when a test cannot state it."""
+    if outcome.imports is None or (outcome.kind == RAISES and outcome.exception_import is None):
+        return None
+    if outcome.kind not in (VALUE, RAISES) or len(_assertion(probe, outcome)) > MAX_LINE:
+        return None
+    comment = f"    # decides for: {short(fix, 90)}\n"
+    if outcome.kind == RAISES:
+        code = f"def {name}():\n{comment}    with pytest.raises({outcome.exception}):\n        {probe.text}\n"
+        imports = {"import pytest", *outcome.imports, outcome.exception_import or ""}
+    else:
+        code = f"def {name}():\n{comment}    {_assertion(probe, outcome)}\n"
+        imports = set(outcome.imports) | ({"import pytest"} if "pytest.approx" in code else set())
+    return TestCase(
+        name=name, code=code, origin="embedded", reason=f"decides between the fixes: {short(probe.text)}",
+        imports=tuple(sorted(i for i in imports if i)),
+    )  # fmt: skip
+
+
 def example_case(example: Example, outcome: Outcome, name: str, target: str, function: str) -> TestCase:
     if example.raises:
         body = f"    with pytest.raises({example.raises}):\n        {example.expr}\n"
@@ -146,6 +166,7 @@ def example_case(example: Example, outcome: Outcome, name: str, target: str, fun
         reason="docstring example",
         imports=tuple(sorted(i for i in imports if i)),
         target=target,
+        oracle=f"the docstring of {function}",
     )
 
 

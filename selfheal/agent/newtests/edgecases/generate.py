@@ -60,6 +60,7 @@ class _Runs:
     base: ProbeRun
     patched: ProbeRun
     confirms: tuple[ProbeRun, ...]
+    others: tuple[ProbeRun, ...] = ()  # the other fixes the tests allow
 
     def stable(self, probe_id: int) -> bool:
         """The re-check runs saw what the patched run saw."""
@@ -140,6 +141,7 @@ def generate_edge_cases(
     seed: int = 0,
     max_probes: int = 200,
     max_cases: int = 5,
+    alternatives: Sequence[str] = (),
 ) -> EdgeCaseResult:
     """Edge-case tests for `function` ("name" or "Class.method") of the source file `path`.
 
@@ -147,7 +149,9 @@ def generate_edge_cases(
     tests' own imports come first. `source_dirs`: folders on sys.path besides the root (default:
     `src` for a file under src/). `timeout`: seconds per probe run (four: base, patched, and two
     re-checks of the chosen inputs); `call_timeout`: seconds per call. Only `path` is swapped
-    between its two texts; every other file stays as the workspace holds it.
+    between its two texts; every other file stays as the workspace holds it. `alternatives`: the
+    text of `path` under each other fix the tests allow; an input on which one of them gives
+    another result is not pinned (which result is right, the tests do not say).
     """
     started = time.monotonic()
 
@@ -166,8 +170,11 @@ def generate_edge_cases(
         return done(notes=[f"{path} is not in the workspace"])
     declared = planned.declared
 
-    def chosen(base: ProbeRun, patched: ProbeRun) -> tuple[list[Probe], list[int]]:
+    def chosen(
+        base: ProbeRun, patched: ProbeRun, others: Sequence[ProbeRun]
+    ) -> tuple[list[Probe], list[int]]:
         found = casemod.changed(probes, base.outcomes, patched.outcomes, declared)
+        found = [p for p in found if all(_agrees(other, patched, p.id) for other in others)]
         holding = [i for i in examples if casemod.example_usable(patched.outcomes[i])]
         return found[: max_cases * CONFIRM_FACTOR], holding
 
@@ -175,12 +182,12 @@ def generate_edge_cases(
         return run_probes(session, python, probe_job, timeout=timeout, hash_seed=hash_seed, source_dirs=dirs)
 
     try:
-        runs = _run_both(session, path, base_text, patched_text, job, run, chosen)
+        runs = _run_both(session, path, base_text, patched_text, job, run, chosen, alternatives)
     except WorkspaceTrap as exc:
         return done(probes=len(probes), notes=[f"no edge cases: {exc}"])
     if runs.patched.target is None:
         return done(probes=len(probes), notes=[_import_note(function, runs.patched, "patched")])
-    candidates, holding = chosen(runs.base, runs.patched)
+    candidates, holding = chosen(runs.base, runs.patched, runs.others)
     target = f"{path}::{function}"
     names = casemod.Names(info)
     cases = [
@@ -208,21 +215,27 @@ def _run_both(
     patched_text: str,
     job: ProbeJob,
     run: Callable[[ProbeJob, int], ProbeRun],
-    chosen: Callable[[ProbeRun, ProbeRun], tuple[list[Probe], list[int]]],
+    chosen: Callable[[ProbeRun, ProbeRun, Sequence[ProbeRun]], tuple[list[Probe], list[int]]],
+    alternatives: Sequence[str] = (),
 ) -> _Runs:
-    """The job on the base text, on the patched text, and the chosen inputs again on the patched
-    text under other hash seeds; the file's previous content is put back whatever happens."""
+    """The job on the base text, on the patched text, on each alternative text, and the chosen
+    inputs again on the patched text under other hash seeds; the file's previous content is put
+    back whatever happens."""
     original = session.read_file(path)
     if original is None:
         raise WorkspaceTrap(f"{path} is no longer a plain file of the workspace")
     try:
         session.write_file(path, base_text)
         base = run(job, 0)
+        others = []
+        for text in alternatives if base.target is not None else ():
+            session.write_file(path, text)
+            others.append(run(job, 0))
         session.write_file(path, patched_text)
         patched = run(job, 0)
         confirms: tuple[ProbeRun, ...] = ()
         if patched.target is not None:
-            candidates, holding = chosen(base, patched)
+            candidates, holding = chosen(base, patched, others)
             recheck = {p.id for p in candidates} | set(holding)
             if recheck:
                 subset = replace(job, probes=tuple(p for p in job.probes if p["id"] in recheck))
@@ -230,7 +243,16 @@ def _run_both(
                 confirms = tuple(run(subset, seed) for seed in CONFIRM_SEEDS)
     finally:
         session.write_file(path, original, force=True)
-    return _Runs(base, patched, confirms)
+    return _Runs(base, patched, confirms, tuple(others))
+
+
+def _agrees(other: ProbeRun, patched: ProbeRun, probe_id: int) -> bool:
+    """Another fix gives what the patch gives on this input (an alternative that could not be
+    imported says nothing either way, so nothing it might give is pinned)."""
+    if other.target is None:
+        return False
+    mine, theirs = patched.outcomes[probe_id].key, other.outcomes.get(probe_id)
+    return theirs is not None and theirs.key == mine
 
 
 def _example_job(probe_id: int, example: Example) -> dict[str, object]:

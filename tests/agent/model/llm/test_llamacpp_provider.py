@@ -283,5 +283,5 @@ def test_every_role_shares_one_loaded_gguf():
     assert setup is not None
     providers = {role: getattr(setup, role) for role in ROLES}
     assert all(isinstance(p, LlamaCppProvider) for p in providers.values())
-    assert len({id(p) for p in providers.values()}) == 1  # one model in memory, not six
+    assert len({id(p) for p in providers.values()}) == 1  # one model in memory, not one per role
     assert setup.debugger.model == gguf.name

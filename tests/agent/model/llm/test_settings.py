@@ -155,7 +155,7 @@ def test_prices_match_dated_model_names_and_nothing_else():
 
 
 def test_every_role_is_known():
-    assert ROLES == ("spec_tests", "qa_adversarial", "debugger", "generator", "critic", "memory")
+    assert ROLES == ("spec_tests", "qa_adversarial", "debugger", "generator", "critic", "judge", "memory")
 
 
 @pytest.mark.parametrize(
