@@ -25,7 +25,7 @@ from selfheal.agent.events import stage
 from selfheal.agent.newtests.cases import TestFile
 from selfheal.agent.newtests.edgecases.cases import Names, decision_case
 from selfheal.agent.newtests.edgecases.generate import ProbePlan
-from selfheal.agent.newtests.edgecases.runner import CRASHED, EXAMPLE, OPAQUE, RAISES, TIMEOUT, Outcome
+from selfheal.agent.newtests.edgecases.runner import CRASHED, EXAMPLE, OPAQUE, RAISES, TIMEOUT, VALUE, Outcome
 from selfheal.agent.preference import candidate_changes
 from selfheal.agent.repair.bypass import changed_functions
 from selfheal.agent.repair.disagreement import (
@@ -173,7 +173,7 @@ class Comparison:
         groups, dropped = self._validated(groups, refuted, baseline)
         notes += dropped
         standing = [g for g in groups if not refuted.get(g[0].name)]
-        preference = _preference(shown, plans)
+        preference = _preference(plans, [seen[g[0].name] for g in standing])
         heads = [[g[0].name] for g in standing]
         chosen = distinguishing(heads, outcomes, preference, limit=MAX_INPUTS_SHOWN)
         inputs = tuple(
@@ -295,14 +295,18 @@ def _refuted(
     return found
 
 
-def _preference(shown: Mapping[int, tuple], plans: Mapping[int, tuple[ProbePlan, int]]) -> list[int]:
-    """The inputs a reader takes in at a glance first: the tests' own calls and their neighbours
-    (planned first), then shorter calls."""
-    order: list[tuple[int, int, int]] = []
+def _preference(
+    plans: Mapping[int, tuple[ProbePlan, int]], heads: Sequence[Mapping[int, Outcome]]
+) -> list[int]:
+    """The inputs a reader takes in at a glance first: where every fix returns a value (a result
+    to compare, not an exception), valid-looking inputs, shorter calls."""
+    order: list[tuple[int, int, int, int]] = []
     for planned, offset in plans.values():
         for probe in planned.probes:
-            order.append((0 if probe.typed else 1, len(probe.text), offset + probe.id))
-    return [p for _, _, p in sorted(order)]
+            flat = offset + probe.id
+            values = all((o := seen.get(flat)) is not None and o.kind == VALUE for seen in heads)
+            order.append((0 if values else 1, 0 if probe.typed else 1, len(probe.text), flat))
+    return [p for *_, p in sorted(order)]
 
 
 def _decision_tests(

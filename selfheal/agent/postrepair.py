@@ -55,6 +55,18 @@ class AfterRepair:
         `result.disagreement`; with a model, its judgement of which fix the code means."""
         self.comparison = Comparison(self.state, self.rounds)
         disagreement = self.comparison.compare(baseline)
+        shipped = next((g for g in disagreement.groups if g.shipped), None)
+        if shipped is not None and shipped.refuted_by:
+            # the documentation contradicts the shipped patch: a fix it allows ships instead
+            for group in [g for g in disagreement.standing if g.validated]:
+                if self._ship(group, baseline):
+                    self._put_first(group)
+                    self.state.result.notes.append(
+                        f"{shipped.members[0]} passed the tests but contradicts {shipped.refuted_by}; "
+                        f"{group.members[0]} ships instead"
+                    )
+                    break
+            disagreement = self.state.result.disagreement
         model = self.state.model
         if disagreement.open and model is not None and model.judge is not None:
             self.state.model_step(lambda: self.judge(model, baseline))
@@ -81,18 +93,26 @@ class AfterRepair:
         preferred = number - 1 if number is not None and 1 <= number <= len(standing) else None
         chosen = standing[preferred] if preferred is not None else None
         if chosen is not None and not chosen.shipped and self._ship(chosen, baseline):
-            standing = [chosen, *[g for g in standing if g is not chosen]]
-            groups = [replace(g, shipped=g is chosen) for g in standing]
-            groups += [g for g in disagreement.groups if g.refuted_by]
-            disagreement = replace(
-                disagreement, groups=tuple(groups), inputs=_reordered(disagreement, standing)
-            )
+            self._put_first(chosen)
             preferred = 0
             result.notes.append(
                 f"the model judged another of the fixes the tests allow to be meant: {reasons}"
             )
         result.disagreement = replace(
-            disagreement, judgement=ModelJudgement(preferred, reasons, provider=state.config.provider)
+            result.disagreement, judgement=ModelJudgement(preferred, reasons, provider=state.config.provider)
+        )
+
+    def _put_first(self, chosen: BehaviourGroup) -> None:
+        """`chosen` is now the shipped group: first among the standing ones, the table's columns
+        in the new order."""
+        result = self.state.result
+        disagreement = result.disagreement
+        assert disagreement is not None
+        standing = [chosen, *[g for g in disagreement.standing if g is not chosen]]
+        groups = [replace(g, shipped=g is chosen) for g in standing]
+        groups += [replace(g, shipped=False) for g in disagreement.groups if g.refuted_by]
+        result.disagreement = replace(
+            disagreement, groups=tuple(groups), inputs=_reordered(disagreement, standing)
         )
 
     def _ship(self, group: BehaviourGroup, baseline: TestReport) -> bool:

@@ -101,9 +101,10 @@ def distinguishing(
     preference: Sequence[int] = (),
     limit: int = 3,
 ) -> list[int]:
-    """Probe ids on which the groups' representatives differ, at most `limit`: those that tell the
-    most groups apart first, then in the order of `preference` (the inputs a reader takes in at a
-    glance: the tests' own values first, short calls), then by id."""
+    """Probe ids on which the groups' representatives differ, at most `limit`: first as few as tell
+    every pair of groups apart (those that tell the most groups apart first, then in the order of
+    `preference`: the inputs a reader takes in at a glance), then, in the order of `preference`,
+    inputs that show another combination of results."""
     heads = [g[0] for g in groups if g and outcomes.get(g[0])]
     if len(heads) < 2:
         return []
@@ -116,7 +117,8 @@ def distinguishing(
             scored.append((-distinct, rank.get(probe, len(rank)), probe))
     chosen: list[int] = []
     separated: set[tuple[str, str]] = set()
-    for _, _, probe in sorted(scored):
+    ordered = [probe for _, _, probe in sorted(scored)]
+    for probe in ordered:
         pairs = {
             (a, b)
             for i, a in enumerate(heads)
@@ -127,7 +129,16 @@ def distinguishing(
             chosen.append(probe)
             separated |= pairs
         if len(chosen) >= limit:
+            return chosen
+    # every pair is told apart: more inputs, each showing a combination of results not yet shown
+    shown = {tuple(outcomes[h][p] for h in heads) for p in chosen}
+    for probe in sorted(ordered, key=lambda p: rank.get(p, len(rank))):
+        results = tuple(outcomes[h][probe] for h in heads)
+        if len(chosen) >= limit:
             break
+        if probe not in chosen and results not in shown:
+            chosen.append(probe)
+            shown.add(results)
     return chosen
 
 

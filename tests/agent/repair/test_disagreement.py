@@ -33,10 +33,12 @@ def test_a_version_without_outcomes_stands_alone():
     assert group_by_behaviour(["b", "a", "c"], outcomes) == [["b"], ["a", "c"]]
 
 
-def test_distinguishing_inputs_separate_every_pair_with_as_few_inputs_as_it_can():
+def test_distinguishing_inputs_separate_every_pair_first_then_show_other_combinations():
     groups = group_by_behaviour(list(OUTCOMES), OUTCOMES)
-    # input 3 tells all three groups apart; input 2 only two of them, so one input is enough
-    assert distinguishing(groups, OUTCOMES) == [3]
+    # input 3 tells all three groups apart; input 2 only two of them, so one input is enough ...
+    assert distinguishing(groups, OUTCOMES, limit=1) == [3]
+    # ... and with room for more, input 2 shows another combination; input 1 shows no difference
+    assert distinguishing(groups, OUTCOMES) == [3, 2]
 
 
 def test_distinguishing_prefers_the_given_order_among_equally_telling_inputs():
