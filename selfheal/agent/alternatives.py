@@ -111,7 +111,8 @@ class Comparison:
                 continue
             seen.add(content)
             at_line[where] = at_line.get(where, 0) + 1
-            versions.append(Version(candidate.description, candidate, changes, candidate.key in held))
+            name = _unique(candidate.description, {v.name for v in versions})
+            versions.append(Version(name, candidate, changes, candidate.key in held))
         return versions
 
     # -- the comparison ------------------------------------------------------------------------
@@ -268,6 +269,16 @@ def _group(
         members=tuple(m.name for m in members), patch=patch, shipped=shipped,
         validated=bool(members) and members[0].validated, decision_test=decision_test, refuted_by=refuted_by,
     )  # fmt: skip
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """A model's answers may share a description: each compared patch is told apart by its name."""
+    number = 2
+    unique = name
+    while unique in taken:
+        unique = f"{name} (patch {number})"
+        number += 1
+    return unique
 
 
 def _content(changes: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

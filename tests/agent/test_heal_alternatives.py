@@ -9,14 +9,20 @@ plausible is known; what they do on generated inputs is measured for real.
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal
+from selfheal.agent.model.llm.base import Reply
+from selfheal.agent.model.llm.scripted import ScriptedModel
+from selfheal.agent.model.strategy import ModelSetup
+from selfheal.agent.repair.disagreement import ModelJudgement
 from selfheal.agent.repair.edits import Candidate, Edit
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn
 from selfheal.agent.report.reportjson import build_report
@@ -199,3 +205,74 @@ def test_the_only_plausible_patch_says_nothing_was_compared(tmp_path: Path) -> N
     assert found.plausible == 1
     summary = build_summary(result, build_report(result))
     assert "No other patch among the 1 candidates screened made the failing tests pass" in summary
+
+
+# -- with a model: the judge's advice -----------------------------------------------------------
+CONCLUSION = {
+    "root_cause": "page_slice() starts page 1 after the first per_page items: pages are numbered from 1.",
+    "location": {"file": "pager/pages.py", "line": 9, "function": "page_slice"},
+    "confidence": 0.9,
+    "strategy": "Start at the item before which page - 1 full pages lie.",
+    "evidence": ["page_slice(list(range(10)), 1, 3) returned [3, 4, 5]"],
+}
+
+
+def edit(new: str) -> Reply:
+    return Reply(
+        f"Start at the right item.\n\npager/pages.py\n<<<<<<< SEARCH\n    start = {BUGGY}\n=======\n"
+        f"    start = {new}\n>>>>>>> REPLACE\n"
+    )
+
+
+@dataclass
+class JudgeByContent:
+    """A judge that prefers the fix whose patch contains `wanted`, as a model that read the
+    module's docstring would; it records what it was shown."""
+
+    wanted: str
+    name: str = "judge"
+    shown: list[str] = field(default_factory=list)
+
+    def complete(self, messages, *, tools=None, schema=None, max_tokens: int) -> Reply:
+        text = messages[-1].content
+        self.shown.append(text)
+        fixes = re.findall(r"^Fix (\d+): ", text, flags=re.M)
+        chosen = next(n for n in fixes if self.wanted in text.split(f"Fix {n}: ", 1)[1].split("\nFix ", 1)[0])
+        reasons = "The module says pages are numbered from 1; page 2 must start at item 3."
+        return Reply(json.dumps({"preferred": int(chosen), "reasons": reasons}))
+
+
+def test_the_judge_puts_the_fix_the_documentation_means_first_and_the_fix_stays_open(tmp_path: Path) -> None:
+    repo = pager_repo(tmp_path)
+    judge = JudgeByContent(f"+    start = {SHIFTED}")
+    setup = ModelSetup(
+        debugger=ScriptedModel([Reply(json.dumps(CONCLUSION))]),
+        generator=ScriptedModel([edit(FLOOR), edit(SHIFTED)]),
+        judge=judge, search_share=0.0, samples=2, parallel=2,
+    )  # fmt: skip
+    config = build_config(repo, {"python": sys.executable, "sandbox": "local"})
+    result = heal(config, LocalSandbox(), Trace(), model=setup)
+
+    assert result.status == "healed"
+    assert f"+    start = {SHIFTED}" in result.patch  # the judge's choice ships: it meets the verdict
+    found = result.disagreement
+    assert found is not None and found.open  # advice: the tests still allow both, the PR stays a draft
+    # the model's two answers share a description; the comparison tells them apart
+    assert sorted(g.members for g in found.groups) == [
+        ("Start at the right item.",),
+        ("Start at the right item. (patch 2)",),
+    ]
+    assert found.groups[0].shipped and f"+    start = {SHIFTED}" in found.groups[0].patch
+    assert found.judgement == ModelJudgement(
+        0, "The module says pages are numbered from 1; page 2 must start at item 3.", provider="none"
+    )
+    [shown] = judge.shown
+    assert "<differences>" in shown and "| input | before | fix 1 | fix 2 |" in shown
+    assert "Pages are numbered from 1" in shown  # the code and its documentation
+    summary = build_summary(result, build_report(result))
+    assert "The model judges this the fix the code means: The module says pages" in summary
+    # the two answers are asked at once, so which one the verdict's round shipped first varies:
+    # the judge's was either shipped already, or put in place of the other, and said so
+    first_shown = "Fix 1: " + shown.split("Fix 1: ", 1)[1].split("\nFix 2: ", 1)[0]
+    switched = f"+    start = {SHIFTED}" not in first_shown
+    assert any(n.startswith("the model judged another of the fixes") for n in result.notes) == switched

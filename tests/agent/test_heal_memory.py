@@ -47,7 +47,7 @@ def test_a_recalled_lesson_reaches_the_model_and_the_report(tmp_path: Path) -> N
     ])  # fmt: skip
     setup = ModelSetup(
         debugger=debugger, generator=generator, search_share=0.0, spec_tests=None, qa_adversarial=None,
-        critic=None, memory=None,
+        critic=None, judge=None, memory=None,
     )  # fmt: skip
     repo = intervals_repo(tmp_path)
     config = build_config(repo, {"python": sys.executable, "memory_path": store.path})
@@ -74,7 +74,7 @@ def test_memory_off_recalls_nothing(tmp_path: Path) -> None:
     ])  # fmt: skip
     setup = ModelSetup(
         debugger=debugger, generator=generator, search_share=0.0, spec_tests=None, qa_adversarial=None,
-        critic=None, memory=None,
+        critic=None, judge=None, memory=None,
     )  # fmt: skip
     repo = intervals_repo(tmp_path)
     (repo / "pyproject.toml").write_text("[tool.selfheal]\nmemory = false\n", encoding="utf-8")

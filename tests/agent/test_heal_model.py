@@ -32,7 +32,7 @@ CONCLUSION = {
 # setup_for gives every role the configured model; tests scripted for the repair alone switch off
 # the search and the other roles (test writers, critic, memory), which would take scripted answers
 REPAIR_ONLY = dict(
-    search_share=0.0, spec_tests=None, qa_adversarial=None, critic=None, memory=None, parallel=1
+    search_share=0.0, spec_tests=None, qa_adversarial=None, critic=None, judge=None, memory=None, parallel=1
 )
 
 
@@ -146,7 +146,7 @@ def test_a_heal_with_claude_over_the_real_sdk(tmp_path: Path) -> None:
         env = {"ANTHROPIC_API_KEY": fake.api_key, "ANTHROPIC_BASE_URL": fake.url}
         setup = replace(
             setup_for(ProviderSettings(provider="anthropic"), env),
-            search_share=0.0, critic=None, memory=None, parallel=1,
+            search_share=0.0, critic=None, judge=None, memory=None, parallel=1,
         )  # fmt: skip
         repo = intervals_repo(tmp_path)
         result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), Trace(), model=setup)
@@ -273,7 +273,7 @@ def test_a_heal_with_ollama_over_the_real_sdk(tmp_path: Path) -> None:
     ])  # fmt: skip
     try:
         ollama = setup_for(ProviderSettings(provider="ollama"), {"OLLAMA_HOST": fake.url})
-        setup = replace(ollama, search_share=0.0, critic=None, memory=None, parallel=1)
+        setup = replace(ollama, search_share=0.0, critic=None, judge=None, memory=None, parallel=1)
         repo = intervals_repo(tmp_path)
         trace = Trace()
         result = heal(build_config(repo, {"python": sys.executable}), LocalSandbox(), trace, model=setup)

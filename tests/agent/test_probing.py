@@ -72,4 +72,5 @@ def test_a_version_that_cannot_be_imported_and_a_function_not_found_say_nothing(
         assert probes.run("calc.py", "sign", {"calc.py": broken}) is None
         assert probes.run("calc.py", "absent", {}) is None
         assert probes.plan("calc.py", "absent") is None
-    assert probes.why("calc.py", "absent") == "absent is not a function or a method of a top-level class in calc.py"
+    why = probes.why("calc.py", "absent")
+    assert why == "absent is not a function or a method of a top-level class in calc.py"

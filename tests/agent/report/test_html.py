@@ -169,7 +169,7 @@ def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_p
     trace = Trace()
     setup = ModelSetup(
         debugger=debugger, generator=generator, search_share=0.0, spec_tests=None, qa_adversarial=None,
-        critic=None, memory=None,
+        critic=None, judge=None, memory=None,
     )  # fmt: skip
     config = build_config(repo, {"python": sys.executable, "memory": False})
     result = heal(config, LocalSandbox(), trace, model=setup)
