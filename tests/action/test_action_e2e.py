@@ -86,6 +86,9 @@ def test_heal_comment_by_a_writer_on_a_pull_request_opens_a_verified_pull_reques
     assert pull["title"] == "selfheal: fix `merge` in intervals/core.py"
     assert pull["body"].startswith("## selfheal: fix `merge` in `intervals/core.py`")
     assert "| verdict rule | holds | detail |" in pull["body"]
+    # the tests pin this fix: the other plausible patches found behave the same on every input
+    assert "The tests allow more than one fix" not in pull["body"]
+    assert "### How far the tests pin the fix" in pull["body"]
     assert [label["name"] for label in pull["labels"]] == ["selfheal"]
     assert [r["login"] for r in pull["requested_reviewers"]] == ["alice"]
 
@@ -321,3 +324,81 @@ def test_a_patch_that_may_only_fit_the_tests_opens_a_draft_that_says_why(world: 
     assert "- `scaler/__init__.py: scale` (test literal): the patch adds 3" in body
     assert "(ignored parameter): after the patch the function never reads its parameter(s) factor" in body
     assert "Possible overfit" in run.summary
+
+
+PAGER_PAGES = '''\
+"""Pagination helpers.
+
+Pages are numbered from 1: page 1 holds the first `per_page` items.
+"""
+
+
+def page_slice(items, page, per_page):
+    """The items on `page` (numbered from 1), at most `per_page` of them."""
+    start = page * per_page
+    return items[start:start + per_page]
+'''
+PAGER = {
+    # one failing test, about page 1: `page // per_page` and `(page - 1) * per_page` both pass it
+    "pager/__init__.py": "",
+    "pager/pages.py": PAGER_PAGES,
+    "tests/test_pages.py": "from pager.pages import page_slice\n\n\n"
+    "def test_first_page_holds_the_first_items():\n"
+    "    assert page_slice(list(range(10)), 1, 3) == [0, 1, 2]\n",
+}
+
+
+def passes_with(world: World, branch: str, old: str, new: str) -> subprocess.CompletedProcess[str]:
+    """The branch's whole suite, with `old` in pager/pages.py replaced by `new`."""
+    clone = world.tmp / f"with-{abs(hash(new))}"
+    git(world.tmp, "clone", "-q", "-b", branch, str(world.remote), str(clone))
+    pages = clone / "pager" / "pages.py"
+    pages.write_text(pages.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_tests_that_leave_the_fix_open_give_a_draft_with_where_the_fixes_differ(world: World) -> None:
+    work = world.tmp / "pager-seed"
+    git(world.tmp, "clone", "-q", "-b", "green", str(world.remote), str(work))
+    for relpath, text in PAGER.items():
+        (work / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (work / relpath).write_text(text, encoding="utf-8")
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=alice", "-c", "user.email=a@example.com", "commit", "-q", "-m", "pager")
+    git(work, "push", "-q", "origin", "HEAD:pager")
+    number = world.fake.seed_pull(
+        REPO, title="Add pager", body="", user="alice", head_ref="pager", base_ref="main", head_full_name=REPO
+    )
+    world.fake.seed_comment(REPO, number, 5201, "alice", "/heal")
+    run = world.run(
+        "issue_comment", payloads.issue_comment("/heal", login="alice", number=number, comment_id=5201)
+    )
+
+    assert run.returncode == 0, run.stderr
+    assert (run.outputs["status"], run.outputs["pr-operation"]) == ("healed", "created")
+    branch = run.outputs["branch"]
+    [pull] = pulls_by_head(world, branch)
+    assert pull["draft"] is True  # the tests pass with it, and they would pass with another fix too
+    body = pull["body"]
+    assert body.splitlines()[2] == "### The tests allow more than one fix"
+    assert "| input | before the patch | fix 1 (shipped) | fix 2 " in body
+    assert "a test that decides for fix 1 (shipped)" in body
+    report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+    found = report["disagreement"]
+    assert found["open"] is True and len([g for g in found["groups"] if not g["refuted_by"]]) >= 2
+    # no new test on the branch asserts what only the shipped fix gives: with the fix a person
+    # writes in its place, the branch's whole suite (its new tests included) still passes
+    shipped_line = next(
+        line[1:].strip()
+        for line in report["patch"].splitlines()
+        if line.startswith("+") and "start =" in line
+    )
+    check = passes_with(world, branch, shipped_line, "start = (page - 1) * per_page")
+    assert check.returncode == 0, check.stdout
+    assert "allow more than one fix" in run.summary
+    assert_no_token_anywhere(world, run)
