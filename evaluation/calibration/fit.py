@@ -9,7 +9,9 @@ the ready-for-review threshold chosen from it.
                                               are at least READY_PRECISION correct
 
 The model: log-odds = intercept + sum of coefficient x (transform(feature) - center) / scale, over
-the candidate terms the data supports (`usable_terms`). Standardising makes one penalty fit all
+the candidate terms the data supports (`usable_terms`: measured in most heals, and not nearly
+constant, which no coefficient could be estimated for); a transformed value is clipped to the
+range the fitted heals span, so the model does not extrapolate. Standardising makes one penalty fit all
 terms; the intercept is not penalised. Newton's method on the penalised log-likelihood: no
 randomness, the same coefficients for the same data.
 
@@ -51,7 +53,9 @@ CANDIDATE_TERMS: tuple[Term, ...] = (
     Term("fixes:several", "fixes", "at_least", argument=2),
 )
 MIN_KNOWN = 0.8  # a term's feature must be measured for this share of the heals
-MIN_MINORITY = 2  # ... and its rarer value (0 or not, for a 0/1 term) held by this many heals
+# ... and the heals whose value is not the most common one at least this many, and this share
+MIN_MINORITY = 2
+MIN_OTHERS_SHARE = 0.2  # (a term most heals share one value of gives the fit nothing to go on)
 L2_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 FOLDS = 5
 REPEATS = 10
@@ -87,11 +91,14 @@ def usable_terms(
                 f"{term.feature} takes one value ({distinct[0]:g}) in every heal that has it"
             )
             continue
-        if len(distinct) == 2:
-            rarer = min(known.count(distinct[0]), known.count(distinct[1]))
-            if rarer < MIN_MINORITY:
-                left_out[term.name] = f"its rarer value is held by {rarer} heal(s)"
-                continue
+        common = max(distinct, key=known.count)
+        others = len(known) - known.count(common)
+        if others < max(MIN_MINORITY, MIN_OTHERS_SHARE * len(known)):
+            same = known.count(common)
+            left_out[term.name] = (
+                f"nearly constant: {same} of {len(known)} heals have the same value ({common:g})"
+            )
+            continue
         kept.append(term)
     return kept, left_out
 
@@ -103,9 +110,12 @@ def fit(heals: Sequence[Heal], terms: Sequence[Term], l2: float) -> tuple[float,
         known = np.array([r for h in heals if (r := term.raw(h.features)) is not None], dtype=float)
         center = float(known.mean()) if known.size else 0.0
         scale = float(known.std()) if known.size else 0.0
-        standardised.append(
-            replace(term, center=round(center, 6), scale=round(scale, 6) if scale > 1e-9 else 1.0)
+        low, high = (
+            (round(float(known.min()), 6), round(float(known.max()), 6)) if known.size else (None, None)
         )
+        standardised.append(replace(
+            term, center=round(center, 6), scale=round(scale, 6) if scale > 1e-9 else 1.0, low=low, high=high,
+        ))  # fmt: skip
     x = design(heals, standardised)
     y = np.array([1.0 if h.correct else 0.0 for h in heals])
     weights = newton(x, y, l2)

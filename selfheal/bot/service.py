@@ -400,12 +400,7 @@ class Bot:
             branch=branch_for(signature),
             base_branch=target.branch,
             base_sha=result.base_sha,
-            # a partial heal, a patch that may only fit the tests, or one the critic sent back that
-            # nothing replaced: a human decides before anyone can merge it
-            draft=self.settings.draft
-            or result.status != HEALED
-            or bool(result.overfit_risks)
-            or bool(result.critic),
+            draft=self.settings.draft or needs_review(result, report),
         )
 
     # -- review mode --------------------------------------------------------------------------------
@@ -608,3 +603,15 @@ def _diff(result: HealResult) -> str:
 
 def _human(login: str | None) -> str | None:
     return login if login and not login.endswith("[bot]") else None
+
+
+def needs_review(result: HealResult, report: Mapping[str, Any]) -> bool:
+    """A draft, whatever the settings: a partial heal, a patch that may only fit the tests, one the
+    critic sent back that nothing replaced, or one whose confidence (report.json `confidence`) is
+    below the ready-for-review threshold. A human decides before anyone can merge it."""
+    return (
+        result.status != HEALED
+        or bool(result.overfit_risks)
+        or bool(result.critic)
+        or not (report.get("confidence") or {}).get("ready", False)
+    )

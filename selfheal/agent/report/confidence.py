@@ -34,6 +34,7 @@ from selfheal.agent.report.result import HEALED, PARTIAL, HealResult
 
 CALIBRATION_FILE = "calibration.json"
 AGREES, DISAGREES, UNDECIDED, NO_JUDGEMENT = "agrees", "disagrees", "undecided", "none"
+BELOW = "the probability"  # how the reason a healed patch is not ready begins
 
 # What each feature is (the keys of `measure`); report.json carries them as measured.
 FEATURES: dict[str, str] = {
@@ -77,6 +78,10 @@ class Term:
     center: float = 0.0
     scale: float = 1.0
     argument: float | str | None = None  # what `equals` compares with, what `at_least` reaches
+    # the range of the transformed value in the fitted data: a value outside it is read as its
+    # nearest end, so a heal unlike any the model saw is not extrapolated to
+    low: float | None = None
+    high: float | None = None
 
     def raw(self, features: Mapping[str, Any]) -> float | None:
         """The transformed value before standardising; None: the feature was not measured."""
@@ -101,7 +106,13 @@ class Term:
 
     def standardised(self, features: Mapping[str, Any]) -> float:
         raw = self.raw(features)
-        return 0.0 if raw is None else (raw - self.center) / (self.scale or 1.0)
+        if raw is None:
+            return 0.0
+        if self.low is not None:
+            raw = max(raw, self.low)
+        if self.high is not None:
+            raw = min(raw, self.high)
+        return (raw - self.center) / (self.scale or 1.0)
 
     def as_dict(self) -> dict[str, Any]:
         data = {
@@ -110,14 +121,18 @@ class Term:
         }  # fmt: skip
         if self.argument is not None:
             data["argument"] = self.argument
+        if self.low is not None and self.high is not None:
+            data["range"] = [self.low, self.high]
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Term:
+        low, high = data.get("range") or (None, None)
         return cls(
             name=str(data["name"]), feature=str(data["feature"]), transform=str(data["transform"]),
             coefficient=float(data.get("coefficient", 0.0)), center=float(data.get("center", 0.0)),
             scale=float(data.get("scale", 1.0)), argument=data.get("argument"),
+            low=low, high=high,
         )  # fmt: skip
 
 
@@ -297,24 +312,28 @@ def concerns(features: Mapping[str, Any], model: Calibration) -> list[str]:
     """What lowers the confidence, in plain words: the facts that argue against the patch whatever
     the model weighs them, then the model's terms that lower its log-odds, most first."""
     said: list[str] = []
+    covered: set[str] = set()  # features a fact already put in words
     if features.get("bypass"):
         said.append("it only skips the failing path")
+        covered.add("bypass")
     if features.get("open"):
         said.append(
             f"the tests allow more than one fix: {features.get('groups_standing')} groups of plausible "
             "patches behave differently on generated inputs"
         )
+        covered |= {"open", "groups_standing"}
     risks = features.get("overfit_risks") or 0
     if risks:
         said.append(
             f"it may fit the tests rather than the bug ({risks} overfit risk{'s' if risks > 1 else ''})"
         )
+        covered.add("overfit_risks")
     if features.get("judgement") == DISAGREES:
         said.append("the model reads the code as meaning another of the plausible fixes")
+        covered.add("judgement")
     plausible = features.get("plausible") or 1
     if features.get("failing_tests") == 1 and plausible > 1:
         said.append(f"one failing test and {plausible} plausible patches")
-    covered = {"bypass", "open", "overfit_risks", "judgement", "groups_standing"}
     contributions = model.contributions(features)
     lowering = sorted(
         (contributions[t.name], i, t.feature)
@@ -357,3 +376,14 @@ def _in_words(feature: str, features: Mapping[str, Any]) -> str:
         "measured": "the changed functions could not be called on generated inputs",
     }
     return phrases.get(feature, "")
+
+
+def confidence_line(confidence: Mapping[str, Any]) -> str:
+    """One line for a console or a job summary, from report.json's `confidence`: the number, ready
+    or not, and the first thing that lowers it besides the threshold."""
+    head = f"confidence {confidence['probability']:.2f} that the patch is right"
+    threshold = f"threshold {confidence['threshold']:.2f}"
+    if confidence["ready"]:
+        return f"{head}: ready for review ({threshold})"
+    concern = next((r for r in confidence["reasons"] if not r.startswith(BELOW)), "")
+    return f"{head}: not ready for review ({threshold})" + (f"; {concern}" if concern else "")
