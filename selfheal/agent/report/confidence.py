@@ -25,6 +25,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -186,10 +187,14 @@ def sigmoid(x: float) -> float:
 
 def load_calibration(path: Path | None = None) -> Calibration:
     """The calibration at `path`, or the one shipped with the package."""
-    if path is not None:
-        text = path.read_text(encoding="utf-8")
-    else:
-        text = resources.files(__package__).joinpath(CALIBRATION_FILE).read_text(encoding="utf-8")
+    if path is None:
+        return _shipped()
+    return Calibration.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+@cache
+def _shipped() -> Calibration:
+    text = resources.files(__package__).joinpath(CALIBRATION_FILE).read_text(encoding="utf-8")
     return Calibration.from_dict(json.loads(text))
 
 

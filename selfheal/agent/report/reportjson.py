@@ -17,7 +17,7 @@ MEMORY_VERSION = 1  # of the report's `memory` object (an extension the contract
 MAX_REJECTED_SHOWN = 50  # a search may be refused many times; report.json stays readable
 
 
-def diagnosis(result: HealResult, confidence: Confidence | None = None) -> dict[str, Any] | None:
+def diagnosis(result: HealResult, confidence: Confidence | None) -> dict[str, Any] | None:
     """Where the fix went and what kind of bug it implies, by the model's debugger when its edit was
     shipped, else by the embedded engine. Its confidence is the heal's (agent/report/confidence.py):
     the probability that the shipped patch is right."""

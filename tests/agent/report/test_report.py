@@ -132,6 +132,18 @@ def test_report_validates_against_the_schema(status, heal_of, schema):
     assert run.report["patch"] == run.text("patch.diff")
 
 
+def test_the_contract_describes_the_confidence_and_older_reports_still_meet_it(heal_of, schema):
+    report = heal_of("healed").report
+    validator = jsonschema.Draft202012Validator(schema)
+    assert not list(validator.iter_errors(report))
+    older = {k: v for k, v in report.items() if k != "confidence"}  # a report from before: still valid
+    assert not list(validator.iter_errors(older))
+    too_sure = {**report, "confidence": {**report["confidence"], "probability": 1.5}}
+    assert [e.message for e in validator.iter_errors(too_sure)] == ["1.5 is greater than the maximum of 1"]
+    unready = {**report, "confidence": {k: v for k, v in report["confidence"].items() if k != "ready"}}
+    assert [e.message for e in validator.iter_errors(unready)] == ["'ready' is a required property"]
+
+
 def test_the_schema_is_the_shared_contract():
     if not SHARED_SCHEMA.is_file():
         pytest.skip(f"no shared contract at {SHARED_SCHEMA}")
