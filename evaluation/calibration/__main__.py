@@ -65,6 +65,14 @@ def main(argv: list[str] | None = None) -> int:
         heals += labelled
         data.append(entry)
         features[source["suite"]] = where
+    if len({h.correct for h in heals}) < 2:
+        label = "correct" if heals and heals[0].correct else "wrong"
+        print(
+            f"calibration: the {len(heals)} labelled heals are all {label}: a probability cannot be fitted "
+            "from one label",
+            file=sys.stderr,
+        )
+        return 2
     calibration, held_out = calibrate(heals)
     provenance = {
         "data": data,

@@ -284,6 +284,16 @@ def test_the_fit_of_the_runs_at_f937b19_says_where_each_figure_comes_from(tmp_pa
     assert 0.5 <= body["threshold"] <= 1.0 and body["version"].startswith("fit-")
 
 
+def test_the_fit_refuses_heals_that_are_all_right(tmp_path: Path, capsys):
+    runs = [replace(healed(t, "x"), matches_reference=True) for t in ("a", "b", "c")]
+    document = build_document(runs, Summary.of(runs), settings=SETTINGS, subset="full", wall_s=1.0)
+    results = tmp_path / "all-right.json"
+    results.write_text(json.dumps(document))
+    assert calibration_main(["--fit", str(results), "--out", str(tmp_path / "c.json")]) == 2
+    assert "the 3 labelled heals are all correct: a probability cannot be fitted" in capsys.readouterr().err
+    assert not (tmp_path / "c.json").exists()
+
+
 def scored_run(task: str, confidence: float, ready: bool, **changes) -> TaskRun:
     return replace(healed(task, "x", patch=PATCH, **changes), confidence=confidence, ready=ready, features={})
 
