@@ -27,6 +27,7 @@ from selfheal.agent.model.llm import ROLES
 from selfheal.agent.model.prompts import PromptLibrary
 from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
+from selfheal.agent.report.confidence import confidence_line
 from selfheal.agent.report.memory import memory_store, remember
 from selfheal.agent.report.outputs import CONVERSATION_FILE, OUTPUT_FILES, default_out_dir, write_outputs
 from selfheal.agent.report.result import HEALED, NOTHING_TO_HEAL, HealResult
@@ -540,6 +541,8 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
         )
         for fix in result.fixes:
             err.write(f"  fix: {fix.description}\n")
+        if report.get("confidence"):
+            err.write(f"  {confidence_line(report['confidence'])}\n")
         for risk in result.overfit_risks:
             err.write(f"  ⚠ {risk}\n")
         if result.bypass:

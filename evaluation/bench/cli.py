@@ -164,9 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             _say("selfheal bench: interrupted; the running heals were stopped")
             return 130
-    summary = Summary.of(runs)
+    summary = Summary.of(runs, suite=args.suite)
     checks = gate.check(summary.overall) if gate else None
     settings = {
+        "suite": args.suite,
         "provider": config.provider, "model": args.model, "workers": args.workers, "sandbox": config.sandbox,
         "seed": config.seed, "max_candidates": config.max_candidates, "max_minutes": config.max_minutes,
         "max_iterations": config.max_iterations, "task_timeout_s": task_timeout,

@@ -8,6 +8,10 @@ The four rates partition honestly:
 - final reference-validated: self-reported AND the hidden reference tests pass on the patch.
 Self-reported minus reference-validated is the overfitting gap.
 
+The calibration of the heals' confidence (`Calibration`): per bucket of confidence, the heals and
+how many are reference-correct (evaluation/calibration/labels.py), the expected calibration error,
+and the precision of those ready for review.
+
 The fix quality of the search engine (`FixQuality`): which mutation families the shipped fixes
 came from, how many screenings it took to reach the first plausible candidate, and how often the
 chosen patch is the reference fix itself (`TaskRun.matches_reference`).
@@ -21,6 +25,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from evaluation.bench.record import TaskRun
+from evaluation.calibration.labels import Judgement, label_of, load_judgements
+from evaluation.calibration.reliability import Reliability, reliability
+from selfheal.agent.report.confidence import load_calibration
 
 RATES = ("first_pass_rate", "healed_after_repair_rate", "self_reported_rate", "reference_validated_rate")
 # figures a baseline comparison reports (higher is better for rates and speed, lower for the rest)
@@ -181,20 +188,88 @@ def fix_quality(runs: Sequence[TaskRun]) -> FixQuality:
 
 
 @dataclass(frozen=True)
+class Calibration:
+    """How far the heals' confidences mean what they say (evaluation/calibration): the reliability
+    table of the self-reported heals that recorded a confidence and have a label, and the heals
+    left out of it."""
+
+    table: Reliability
+    labels: dict[str, str]  # task id -> how its label was decided (labels.Label.how), every heal
+    incorrect: tuple[str, ...]  # labelled not reference-correct
+    unjudged: tuple[str, ...]  # validated, not the reference fix, no judgement of this patch
+    unscored: tuple[str, ...]  # recorded no confidence (a record from before)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            **self.table.as_dict(),
+            "labels": dict(self.labels),
+            "incorrect": list(self.incorrect),
+            "unjudged": list(self.unjudged),
+            "unscored": list(self.unscored),
+        }
+
+
+def calibration(
+    runs: Sequence[TaskRun],
+    suite: str,
+    judgements: Mapping[tuple[str, str, str], Judgement],
+    threshold: float | None,
+) -> Calibration:
+    scored: list[tuple[float, bool]] = []
+    ready: list[bool] = []
+    how: dict[str, str] = {}
+    incorrect, unjudged, unscored = [], [], []
+    for run in runs:
+        label = label_of(run, suite, judgements)
+        if label is None:
+            continue
+        how[run.id] = label.how
+        if label.correct is None:
+            unjudged.append(run.id)
+        elif run.confidence is None:
+            unscored.append(run.id)
+        else:
+            scored.append((run.confidence, label.correct))
+            ready.append(bool(run.ready))
+        if label.correct is False:
+            incorrect.append(run.id)
+    return Calibration(
+        table=reliability(scored, threshold, ready),
+        labels=how,
+        incorrect=tuple(incorrect),
+        unjudged=tuple(unjudged),
+        unscored=tuple(unscored),
+    )
+
+
+@dataclass(frozen=True)
 class Summary:
     overall: GroupMetrics
     categories: dict[str, GroupMetrics]
     overfitting: tuple[str, ...]  # task ids: self-reported, hidden tests fail
     fix_quality: FixQuality
+    calibration: Calibration | None = None
 
     @classmethod
-    def of(cls, runs: Sequence[TaskRun]) -> Summary:
+    def of(
+        cls,
+        runs: Sequence[TaskRun],
+        suite: str = "own",
+        judgements: Mapping[tuple[str, str, str], Judgement] | None = None,
+        threshold: float | None = None,
+    ) -> Summary:
+        """`judgements` default to evaluation/calibration/labels.toml's; `threshold` (shown with the
+        table) to the shipped calibration's."""
         names = sorted({r.category for r in runs})
+        judged = load_judgements() if judgements is None else judgements
         return cls(
             overall=group_metrics(runs),
             categories={name: group_metrics([r for r in runs if r.category == name]) for name in names},
             overfitting=tuple(r.id for r in runs if r.overfitting),
             fix_quality=fix_quality(runs),
+            calibration=calibration(
+                runs, suite, judged, load_calibration().threshold if threshold is None else threshold
+            ),
         )
 
 

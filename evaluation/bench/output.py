@@ -3,7 +3,9 @@ baseline, gate.
 
 Checked against `evaluation/bench.schema.json` before it is written, so a consumer (a baseline
 comparison, a dashboard) can rely on its shape. Version 2 added `fix_quality` and the records'
-`matches_reference`; the schema still accepts version 1 documents (saved results, baselines).
+`matches_reference`; the schema still accepts version 1 documents (saved results, baselines). The
+`calibration` section and the records' `confidence`, `ready` and `features` are optional: documents
+from before them still validate.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def build_document(
         "overall": summary.overall.as_dict(),
         "categories": {name: group.as_dict() for name, group in summary.categories.items()},
         "fix_quality": summary.fix_quality.as_dict(),
+        "calibration": summary.calibration.as_dict() if summary.calibration is not None else None,
         "overfitting": [
             {
                 "id": task_id,

@@ -61,6 +61,12 @@ class TaskRun:
     # what the heal itself said of its patch: it only skips the failing path / it may fit the tests
     bypass: bool = False
     overfit_flagged: bool = False
+    # the heal's confidence (report.json `confidence`): the probability that its patch is right,
+    # whether it was ready for review, and the features it was computed from; None: the heal kept no
+    # fix, or a record from before
+    confidence: float | None = None
+    ready: bool | None = None
+    features: dict[str, Any] | None = None
 
     @property
     def overfitting(self) -> bool:
@@ -110,6 +116,7 @@ def from_report(
     fixes = report.get("fixes") or []
     healed = report["status"] == "healed"
     new_tests = report.get("new_tests") or []
+    confidence = report.get("confidence") or {}
     return TaskRun(
         id=task.id,
         category=task.category,
@@ -139,6 +146,9 @@ def from_report(
         patch=(report.get("patch") or None) if healed else None,
         bypass=healed and bool(report.get("bypass")),
         overfit_flagged=healed and bool(report.get("overfit_risks")),
+        confidence=confidence.get("probability"),
+        ready=confidence.get("ready"),
+        features=dict(confidence["features"]) if confidence.get("features") is not None else None,
     )
 
 

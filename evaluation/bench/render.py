@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from evaluation.bench.metrics import RATES
+from evaluation.calibration.reliability import COLUMNS as RELIABILITY_COLUMNS
+from evaluation.calibration.reliability import summary_line, table_rows
 
 YES, NO = "yes", "no"
 
@@ -180,6 +182,15 @@ def print_document(document: Mapping[str, Any], console: Console) -> None:
             for row in rows:
                 table.add_row(*row)
             console.print(table)
+    for line in _calibration_lines(document.get("calibration")):
+        console.print(line, markup=False, highlight=False)
+    if (document.get("calibration") or {}).get("buckets"):
+        table = Table(title="confidence: reliability (self-reported heals against the reference fixes)")
+        for column in RELIABILITY_COLUMNS:
+            table.add_column(column)
+        for row in table_rows(document["calibration"]):
+            table.add_row(*row)
+        console.print(table)
     settings = document["settings"]
     console.print(
         f"provider {settings['provider']}, {settings['workers']} worker(s), sandbox {settings['sandbox']}; "
@@ -220,6 +231,7 @@ def markdown(document: Mapping[str, Any]) -> str:
         ]),
         "",
         *_md_fix_quality(document.get("fix_quality")),
+        *_md_calibration(document.get("calibration")),
         "### Per task",
         "",
         _md_table(TASK_COLUMNS, [_task_cells(t) for t in document["tasks"]]),
@@ -233,4 +245,30 @@ def _md_fix_quality(quality: Mapping[str, Any] | None) -> list[str]:
     lines = ["### Fix quality", ""]
     for title, columns, rows in _fix_quality_tables(quality):
         lines += [f"{title.removeprefix('fix quality: ').capitalize()}:", "", _md_table(columns, rows), ""]
+    return lines
+
+
+def _calibration_lines(calibration: Mapping[str, Any] | None) -> list[str]:
+    """The confidence's figures in words: ECE, ready for review, and the heals left out."""
+    if not calibration:
+        return []
+    lines = [f"Confidence: {summary_line(calibration)}", f"  ({calibration['definition']})"]
+    if calibration["unjudged"]:
+        lines.append(
+            "  unjudged (validated, not the reference fix, no judgement of this patch in "
+            f"evaluation/calibration/labels.toml; left out): {', '.join(calibration['unjudged'])}"
+        )
+    if calibration["unscored"]:
+        lines.append(f"  no confidence recorded (left out): {', '.join(calibration['unscored'])}")
+    if calibration["incorrect"]:
+        lines.append(f"  not reference-correct: {', '.join(calibration['incorrect'])}")
+    return lines
+
+
+def _md_calibration(calibration: Mapping[str, Any] | None) -> list[str]:
+    if not calibration:
+        return []
+    lines = ["### Confidence", "", *(f"- {line.strip()}" for line in _calibration_lines(calibration)), ""]
+    if calibration["buckets"]:
+        lines += [_md_table(RELIABILITY_COLUMNS, table_rows(calibration)), ""]
     return lines

@@ -30,6 +30,7 @@ from selfheal.action.runner import (
 )
 from selfheal.agent.events import Event, describe_finished
 from selfheal.agent.exceptions import ConfigError, HealInterrupted, SelfhealError
+from selfheal.agent.report.confidence import confidence_line
 from selfheal.agent.report.result import HEALED, PARTIAL
 from selfheal.bot.events import load_event, parse_event
 from selfheal.bot.exceptions import BotError
@@ -205,6 +206,8 @@ def model_env(inputs: ActionInputs, env: Mapping[str, str]) -> dict[str, str]:
 
 def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float) -> None:
     publication = outcome.publication
+    # the probability that the shipped patch is right, as report.json says it (None: no fix kept)
+    confidence = (outcome.report or {}).get("confidence")
     values = {
         "status": outcome.status,
         "pr-number": str(publication.pr_number) if publication and publication.pr_number else "",
@@ -212,10 +215,14 @@ def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float)
         "pr-operation": publication.operation if publication else "none",
         "branch": publication.branch if publication else "",
         "report-path": relative_to_workspace(env, outcome.out_dir) if outcome.out_dir else "",
+        "confidence": f"{confidence['probability']:.2f}" if confidence else "",
+        "ready-for-review": ("true" if confidence["ready"] else "false") if confidence else "",
         **model_outputs(outcome),
     }
     write_outputs(env, {k: log.redact(v) for k, v in values.items()})
     log.write(f"[selfheal] {outcome.status}: {outcome.message} ({wall_s:.1f}s)\n")
+    if confidence:
+        log.write(f"[selfheal] {confidence_line(confidence)}\n")
     if publication and publication.pr_url:
         log.write(f"[selfheal] pull request {publication.operation}: {publication.pr_url}\n")
     for note in publication.notes if publication else ():
@@ -231,6 +238,9 @@ def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float)
             )
         )
     summary = [f"## selfheal: {outcome.status.replace('_', ' ')}", "", outcome.message, ""]
+    if confidence:
+        line = confidence_line(confidence)
+        summary += [f"**{line[0].upper()}{line[1:]}**", ""]
     if publication and publication.pr_url:
         summary += [f"Pull request ({publication.operation}): {publication.pr_url}", ""]
     if outcome.out_dir and (outcome.out_dir / "report.html").is_file():

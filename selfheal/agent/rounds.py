@@ -241,6 +241,7 @@ class RepairRounds:
             return None  # a partial verdict of the last one stays, as the round's partial fix may use it
         key, winner, kept = min(held, key=lambda h: h[0])
         restore(result, kept)
+        result.documented[winner.candidate.key] = preferences[id(winner)].documented
         if len(held) > 1:
             now = time.time()
             self.state.events.emit(Event("choose", now, now, {

@@ -400,14 +400,7 @@ class Bot:
             branch=branch_for(signature),
             base_branch=target.branch,
             base_sha=result.base_sha,
-            # a partial heal, a patch that may only fit the tests, one the critic sent back that
-            # nothing replaced, or one of several fixes the tests allow: a human decides before
-            # anyone can merge it
-            draft=self.settings.draft
-            or result.status != HEALED
-            or bool(result.overfit_risks)
-            or bool(result.critic)
-            or (result.disagreement is not None and result.disagreement.open),
+            draft=self.settings.draft or needs_review(result, report),
         )
 
     # -- review mode --------------------------------------------------------------------------------
@@ -610,3 +603,17 @@ def _diff(result: HealResult) -> str:
 
 def _human(login: str | None) -> str | None:
     return login if login and not login.endswith("[bot]") else None
+
+
+def needs_review(result: HealResult, report: Mapping[str, Any]) -> bool:
+    """A draft, whatever the settings: a partial heal, a patch that may only fit the tests, one the
+    critic sent back that nothing replaced, one of several fixes the tests allow, or one whose
+    confidence (report.json `confidence`) is below the ready-for-review threshold. A human decides
+    before anyone can merge it."""
+    return (
+        result.status != HEALED
+        or bool(result.overfit_risks)
+        or bool(result.critic)
+        or (result.disagreement is not None and result.disagreement.open)
+        or not (report.get("confidence") or {}).get("ready", False)
+    )

@@ -84,6 +84,21 @@ def test_heal_comment_by_a_writer_on_a_pull_request_opens_a_verified_pull_reques
     assert pull["base"]["ref"] == "feature"  # the branch that failed, not the default branch
     assert pull["draft"] is False
     assert pull["title"] == "selfheal: fix `merge` in intervals/core.py"
+    # one number, the probability that the patch is right, in every place a maintainer reads it
+    report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+    confidence = report["confidence"]
+    shown = f"{confidence['probability']:.2f}"
+    assert (run.outputs["confidence"], run.outputs["ready-for-review"]) == (shown, "true")
+    assert confidence["ready"] is True and confidence["probability"] >= confidence["threshold"]
+    assert report["diagnosis"]["confidence"] == confidence["probability"]
+    threshold = f"{confidence['threshold']:.2f}"
+    said = f"onfidence {shown} that the patch is right: ready for review (threshold {threshold})"
+    assert f"**C{said}**" in run.summary
+    assert f"[selfheal] c{said}" in run.stdout + run.stderr
+    assert (
+        f"**Confidence {shown}, ready for review** (ready at {confidence['threshold']:.2f} or more)"
+        in pull["body"]
+    )
     assert pull["body"].startswith("## selfheal: fix `merge` in `intervals/core.py`")
     assert "| verdict rule | holds | detail |" in pull["body"]
     # the tests pin this fix: the other plausible patches found behave the same on every input

@@ -52,6 +52,8 @@ def test_outputs_and_runtime() -> None:
         "pr-operation",
         "branch",
         "report-path",
+        "confidence",
+        "ready-for-review",
         "provider",
         "tokens-in",
         "tokens-out",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from selfheal.agent.report.confidence import measure
 from tests.agent.test_heal_bug_shapes import heal_repo
 from tests.conftest import diff_lines
 
@@ -60,3 +61,7 @@ def test_the_rounding_the_docstring_names_is_chosen_among_those_the_tests_allow(
     removed, added = diff_lines(result.patch)
     assert removed == ["    return (amount * rate).quantize(CENT, rounding=decimal.ROUND_CEILING)"]
     assert added == ["    return (amount * rate).quantize(CENT, rounding=decimal.ROUND_HALF_EVEN)"]
+    # the confidence reads the agreement of the chosen candidate with the documentation
+    [fix] = result.fixes
+    assert result.documented == {fix.key: True}
+    assert measure(result)["documented"] is True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from selfheal.agent.report.confidence import Confidence, assess
 from selfheal.agent.report.lessons import build_lessons, meaning
 from selfheal.agent.report.recall import helped, lesson_of
 from selfheal.agent.report.result import HealResult
@@ -16,37 +17,30 @@ MEMORY_VERSION = 1  # of the report's `memory` object (an extension the contract
 MAX_REJECTED_SHOWN = 50  # a search may be refused many times; report.json stays readable
 
 
-def diagnosis(result: HealResult) -> dict[str, Any] | None:
-    """The embedded engine's diagnosis: where the fix went and what kind of bug it implies.
-
-    Confidence is a heuristic: how highly localization ranked the fixed line, lowered when other
-    plausible fixes elsewhere competed with it.
-    """
+def diagnosis(result: HealResult, confidence: Confidence | None) -> dict[str, Any] | None:
+    """Where the fix went and what kind of bug it implies, by the model's debugger when its edit was
+    shipped, else by the embedded engine. Its confidence is the heal's (agent/report/confidence.py):
+    the probability that the shipped patch is right."""
+    if not result.fixes:
+        return None
+    probability = confidence.probability if confidence is not None else None
     model = result.model_diagnosis
-    if model is not None and result.fixes and result.fixes[0].strategy == "generator":
+    if model is not None and result.fixes[0].strategy == "generator":
         return {
             "root_cause": model.root_cause,
             "location": f"{model.file}:{model.line}",
-            "confidence": round(max(0.0, min(model.confidence, 1.0)), 2),
+            "confidence": probability,
             "method": f"ReAct debugger ({model.function}); the repair came from the model's edit",
         }
-    if not result.fixes:
-        return None
     fix = result.fixes[0]
     if fix.strategy == "generator-sbfl":
         return {
             "root_cause": f"In `{fix.function}` ({fix.file}:{fix.line}): {fix.description}",
             "location": f"{fix.file}:{fix.line}",
-            "confidence": 0.5,
+            "confidence": probability,
             "method": "the model's repair of the most suspicious function by spectrum analysis, "
             "written without the debugger's diagnosis",
         }
-    lines = result.localization.lines if result.localization else ()
-    best = lines[0].score if lines else 0.0
-    score = next((s.score for s in lines if s.file == fix.file and s.line == fix.line), 0.0)
-    confidence = 0.5 + 0.45 * (score / best if best else 0.0)
-    if any(a.file != fix.file or a.line != fix.line for a in result.alternatives):
-        confidence -= 0.15
     causes = [
         f"In `{f.function}` ({f.file}:{f.line}) {meaning(f)}; the fix: {f.description.split(': ', 1)[-1]}."
         for f in result.fixes
@@ -54,7 +48,7 @@ def diagnosis(result: HealResult) -> dict[str, Any] | None:
     return {
         "root_cause": " ".join(causes),
         "location": ", ".join(f"{f.file}:{f.line}" for f in result.fixes),
-        "confidence": round(max(0.0, min(confidence, 0.95)), 2),
+        "confidence": probability,
         "method": "spectrum-based localization + mutation search (no model)",
     }
 
@@ -141,6 +135,7 @@ def memory_section(result: HealResult) -> dict[str, Any]:
 def build_report(result: HealResult) -> dict[str, Any]:
     metrics = result.metrics
     verdict = result.verdict
+    confidence = assess(result)
     return {
         "schema_version": SCHEMA_VERSION,
         "status": result.status,
@@ -157,7 +152,9 @@ def build_report(result: HealResult) -> dict[str, Any]:
         "regressions": result.regressions,
         "flaky": list(result.flaky),
         "targets": [t.as_dict() for t in result.targets],
-        "diagnosis": diagnosis(result),
+        "diagnosis": diagnosis(result, confidence),
+        # the probability that the shipped patch is right, whether it is ready for review, and why not
+        "confidence": confidence.as_dict() if confidence is not None else None,
         "patch": result.patch,
         "files_changed": result.files_changed,
         "new_tests": new_tests(result),

@@ -99,6 +99,9 @@ class HealResult:
     # the distinct plausible patches compared on generated inputs (agent/alternatives.py): whether
     # the tests determine the fix or leave it open; None: not compared (nothing healed)
     disagreement: Disagreement | None = None
+    # Candidate.key -> whether its edit says what the code's documentation says (agent/preference.py),
+    # for each candidate a round chose among plausible ones: what the confidence reads of the fixes
+    documented: dict[tuple, bool] = field(default_factory=dict)
 
     @property
     def targets(self) -> tuple[Target, ...]:

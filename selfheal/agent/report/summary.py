@@ -206,15 +206,24 @@ def _root_cause(report: dict[str, Any]) -> list[str]:
             ],
             "",
         ]
-    return [
-        "### Root cause",
-        "",
-        diagnosis["root_cause"],
-        "",
-        f"_Confidence {diagnosis['confidence']:.2f}, a heuristic of the {diagnosis['method']}: how "
-        "highly the fixed line ranked, less when other plausible fixes elsewhere competed._",
+    return ["### Root cause", "", diagnosis["root_cause"], "", *_confidence(report)]
+
+
+def _confidence(report: dict[str, Any]) -> list[str]:
+    """The probability that the patch is right, what it was measured on, and why it is not ready."""
+    confidence = report.get("confidence")
+    if not confidence:
+        return []
+    verdict = "ready for review" if confidence["ready"] else "not ready for review: a draft"
+    lines = [
+        f"**Confidence {confidence['probability']:.2f}, {verdict}** (ready at {confidence['threshold']:.2f} "
+        f"or more): the probability that this patch is the right fix, {confidence['measured_on']}.",
         "",
     ]
+    if confidence["reasons"]:
+        lines += ["Why not ready:" if not confidence["ready"] else "What lowers it:", ""]
+        lines += [*(f"- {reason}" for reason in confidence["reasons"]), ""]
+    return lines
 
 
 def _overfit(report: dict[str, Any]) -> list[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from selfheal.agent.report.confidence import FEATURES, load_calibration
 from selfheal.cli import main
 from tests.conftest import SCHEMA, git, write_tree
 
@@ -131,6 +132,18 @@ def test_report_validates_against_the_schema(status, heal_of, schema):
     assert run.report["patch"] == run.text("patch.diff")
 
 
+def test_the_contract_describes_the_confidence_and_older_reports_still_meet_it(heal_of, schema):
+    report = heal_of("healed").report
+    validator = jsonschema.Draft202012Validator(schema)
+    assert not list(validator.iter_errors(report))
+    older = {k: v for k, v in report.items() if k != "confidence"}  # a report from before: still valid
+    assert not list(validator.iter_errors(older))
+    too_sure = {**report, "confidence": {**report["confidence"], "probability": 1.5}}
+    assert [e.message for e in validator.iter_errors(too_sure)] == ["1.5 is greater than the maximum of 1"]
+    unready = {**report, "confidence": {k: v for k, v in report["confidence"].items() if k != "ready"}}
+    assert [e.message for e in validator.iter_errors(unready)] == ["'ready' is a required property"]
+
+
 def test_the_schema_is_the_shared_contract():
     if not SHARED_SCHEMA.is_file():
         pytest.skip(f"no shared contract at {SHARED_SCHEMA}")
@@ -160,6 +173,48 @@ def test_healed_report_content(heal_of):
     assert report["project_dir"] == ""
     assert re.fullmatch(r"[0-9a-f]{40}", report["base_sha"])
     assert report["base_sha"] == git(run.repo, "rev-parse", "HEAD").strip()
+
+
+def test_the_confidence_is_one_probability_in_the_report_and_the_pull_request_body(heal_of):
+    run = heal_of("healed")
+    confidence = run.report["confidence"]
+    shipped = load_calibration()
+    assert set(confidence) == {
+        "probability",
+        "ready",
+        "threshold",
+        "reasons",
+        "features",
+        "model",
+        "measured_on",
+    }
+    assert confidence["probability"] == round(shipped.probability(confidence["features"]), 2)
+    assert run.report["diagnosis"]["confidence"] == confidence["probability"]
+    assert confidence["ready"] is (confidence["probability"] >= shipped.threshold)
+    assert (confidence["threshold"], confidence["model"]) == (shipped.threshold, shipped.version)
+    assert set(confidence["features"]) == set(FEATURES)
+    features = confidence["features"]
+    assert (features["failing_tests"], features["fixes"], features["bypass"], features["patch_lines"]) == (
+        1, 1, False, 2
+    )  # fmt: skip
+    assert features["family"] == "comparison-operator" and features["screened_before"] >= 1
+    assert features["open"] is None  # nothing compared the plausible patches in this heal
+    verdict = "ready for review" if confidence["ready"] else "not ready for review: a draft"
+    summary = run.text("summary.md")
+    ready_at = f"(ready at {shipped.threshold:.2f} or more)"
+    head = f"**Confidence {confidence['probability']:.2f}, {verdict}** {ready_at}"
+    assert f"{head}: the probability that this patch is the right fix, {shipped.measured_on}." in summary
+    assert "heuristic" not in summary
+    for reason in confidence["reasons"]:
+        assert f"\n- {reason}\n" in summary
+
+
+def test_only_a_healed_patch_is_ready_and_a_heal_without_a_fix_has_no_confidence(heal_of):
+    partial = heal_of("partial").report["confidence"]
+    assert partial["ready"] is False and partial["reasons"][0] == "only part of the failing tests pass"
+    assert heal_of("partial").report["diagnosis"]["confidence"] == partial["probability"]
+    for status in ("not_healed", "nothing_to_heal", "error"):
+        assert heal_of(status).report["confidence"] is None
 
 
 def test_not_healed_and_error_reports_carry_no_patch(heal_of):
