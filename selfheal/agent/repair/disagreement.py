@@ -50,7 +50,7 @@ class ModelJudgement:
     """The model's reading of which group the code and its documentation mean (advice, never the
     verdict)."""
 
-    preferred: int | None  # index into the groups; None: the model could not tell
+    preferred: int | None  # index into the standing groups; None: the model could not tell
     reasons: str
     provider: str = ""
 

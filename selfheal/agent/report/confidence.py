@@ -305,9 +305,10 @@ def _judgement(result: HealResult) -> str:
     judgement = disagreement.judgement if disagreement is not None else None
     if judgement is None:
         return NO_JUDGEMENT
-    if judgement.preferred is None or not 0 <= judgement.preferred < len(disagreement.groups):
+    standing = disagreement.standing  # the judgement's `preferred` indexes the standing groups
+    if judgement.preferred is None or not 0 <= judgement.preferred < len(standing):
         return UNDECIDED
-    return AGREES if disagreement.groups[judgement.preferred].shipped else DISAGREES
+    return AGREES if standing[judgement.preferred].shipped else DISAGREES
 
 
 NEGLIGIBLE = 0.1  # of the log-odds: a term that lowers it less says nothing worth a reason
