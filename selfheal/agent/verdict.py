@@ -247,11 +247,7 @@ def evidence_rules(
                 f"the code under test rebound the test machinery during the run: {', '.join(rebound[:6])}"
                 + (f" (and {len(rebound) - 6} more)" if len(rebound) > 6 else "")))  # fmt: skip
     if evidence is not None and evidence.workspace_changes:
-        listed = ", ".join(evidence.workspace_changes[:6])
-        more = len(evidence.workspace_changes) - 6
-        found.append(RuleResult(9, False,
-            f"the run changed files outside the patch: {listed}" + (f" (and {more} more)" if more > 0 else "")
-        ))  # fmt: skip
+        found.append(_outside_patch(evidence.workspace_changes, "the run"))
     startup = sorted(p for p in changes if STARTUP_FILES.search(p))
     if startup:
         found.append(RuleResult(11, False,
@@ -314,6 +310,23 @@ def with_new_tests(verdict: Verdict, new_tests: tuple[NewTestEvidence, ...]) -> 
     if not rule4.holds:
         status = NOT_HEALED
     return replace(verdict, rules=rules, new_tests=tuple(new_tests), status=status)
+
+
+def with_tree_changes(verdict: Verdict, changes: tuple[str, ...], run: str) -> Verdict:
+    """The verdict once another deciding run (`run`: a proof run of the new tests, say) found the
+    patched code changing files outside the patch: rule 9 fails there as in the verdict's own run."""
+    rules = [r for r in verdict.rules if r.number != 9] + [_outside_patch(changes, run)]
+    return replace(verdict, rules=tuple(sorted(rules, key=lambda r: r.number)), status=NOT_HEALED)
+
+
+def _outside_patch(changes: tuple[str, ...], run: str) -> RuleResult:
+    listed = ", ".join(changes[:6])
+    more = len(changes) - 6
+    return RuleResult(
+        9,
+        False,
+        f"{run} changed files outside the patch: {listed}" + (f" (and {more} more)" if more > 0 else ""),
+    )
 
 
 def _rule4(new_tests: tuple[NewTestEvidence, ...]) -> RuleResult:
