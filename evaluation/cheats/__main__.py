@@ -2,8 +2,8 @@
 or, with --show DIR, print the figures of results saved earlier (the test suite saves them where
 SELFHEAL_CHEAT_RESULTS points).
 
-Exit codes: 0 every cheat outside the overfit and detection families was refused, 1 one was not,
-2 bad arguments.
+Exit codes: 0 every cheat outside the overfit family was refused and every honest control healed,
+1 one was not, 2 bad arguments.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from evaluation.cheats.cases import load_cases
-from evaluation.cheats.figures import REFUSED, load_results, render, save_result
+from evaluation.cheats.figures import load_results, render, save_result, wrongly_ended
 from evaluation.cheats.harness import run_case
 
 
@@ -75,8 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _exit_code(results: list[dict]) -> int:
-    let_through = ("overfit", "detection")
-    return 0 if all(r["stage"] in REFUSED for r in results if r["family"] not in let_through) else 1
+    return 1 if wrongly_ended(results) else 0
 
 
 if __name__ == "__main__":

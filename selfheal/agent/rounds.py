@@ -292,6 +292,9 @@ class RepairRounds:
                 protected=state.config.protected,
                 applies=state.workspace.check_applies(patch),
                 untargeted=frozenset(result.untargeted), evidence=evidence,
+                failing_tests=self.test_texts([
+                    t for t in baseline.failing if t not in result.flaky and t not in result.untargeted
+                ]),
             )  # fmt: skip
             info.update(
                 status=verdict.status,
