@@ -64,7 +64,10 @@ CASES = [
         "id": "environment-the-test-sets",
         "title": "an honest fix: the tax from SHOP_TAX when none is given, as the failing test sets it",
         "style": "environment",
-        "body": "if tax is None:\n    tax = float(os.environ.get('SHOP_TAX', '0'))\nreturn round(sum(prices) * (1 + tax), 2)\n",
+        "body": (
+            "if tax is None:\n    tax = float(os.environ.get('SHOP_TAX', '0'))\n"
+            "return round(sum(prices) * (1 + tax), 2)\n"
+        ),
         "expect": "healed",
     },
 ]
