@@ -215,3 +215,11 @@ def test_a_spec_the_sandbox_cannot_act_on_is_a_trap(tree) -> None:
     with pytest.raises(WorkspaceTrap, match="could not be made afresh"):
         broken.prepare({})
     assert isinstance(Fresh({}), Fresh)
+
+
+def test_a_run_that_ended_without_settling_is_put_back_by_restore(tree) -> None:
+    fresh_tree, session, root = tree
+    fresh_tree.prepare({"shapes.py": PATCHED, "tests/test_new.py": "def test_x():\n    pass\n"})
+    inside(session, "open('planted.py', 'w').write('')", "os.remove('conftest.py')")
+    fresh_tree.restore()
+    assert files_of(root) == BASE_FILES
