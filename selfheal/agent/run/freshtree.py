@@ -225,6 +225,7 @@ class FreshTree:
         self.python = python
         self.start = dict(start) if start is not None else None
         self.base = base
+        self._placed: tuple[str, ...] = ()  # without a start: the files the last run was given
 
     @classmethod
     def for_workspace(
@@ -256,6 +257,7 @@ class FreshTree:
         if self.start is None:
             for path, content in data.items():
                 self.session.write_file(path, content, force=True)
+            self._placed = tuple(data)
             found = self.fingerprint()
             if found is None:
                 raise WorkspaceTrap("the workspace could not be read before the run")
@@ -275,7 +277,9 @@ class FreshTree:
         """After a run: its fingerprint (None when it could not be taken), taken in the same
         process that puts the tree back to the base for the runs that follow (caches kept)."""
         if self.start is None:
-            return self.fingerprint()
+            after = self.fingerprint()
+            self._take_back()
+            return after
         said = self._script("settle", self.start)
         if said is None:
             return None
@@ -287,11 +291,26 @@ class FreshTree:
     def restore(self) -> None:
         """Back to the base, when a run ended without settling (it raised): best effort."""
         if self.start is None:
+            self._take_back()
             return
         said = self._script("settle", self.start)
         if said is not None:
             with contextlib.suppress(WorkspaceTrap):
                 self._put_back(said["stale"], dict(self.start), {})
+
+    def _take_back(self) -> None:
+        """Without a start: the files the last run was given back to the base's, or removed."""
+        placed, self._placed = self._placed, ()
+        base = self.base(list(placed)) if placed else {}
+        for path in placed:
+            if path in base:
+                self.session.write_file(path, base[path], force=True)
+        gone = [str(self.session.root / p) for p in placed if p not in base]
+        if gone:
+            remove = (
+                "import os, sys\nfor p in sys.argv[1:]:\n    if os.path.lexists(p):\n        os.remove(p)"
+            )
+            self.session.run([self.python, "-I", "-S", "-c", remove, *gone], timeout=TREE_TIMEOUT)
 
     def _script(self, mode: str, expected: Mapping[str, str]) -> dict | None:
         """The tree script in the sandbox with `expected` as its spec; what it printed."""

@@ -196,13 +196,16 @@ def test_a_file_the_base_commit_does_not_hold_is_kept_from_before_the_baseline(m
 
 
 def test_without_a_start_the_run_is_compared_with_the_tree_it_found(tree) -> None:
-    _, session, root = tree
-    blind = FreshTree(session, sys.executable, None, lambda paths: {})
+    """When the tree could not be read before the baseline, each run is compared with the tree it
+    found; its files still go back (or away) afterwards."""
+    fresh_tree, session, root = tree
+    blind = FreshTree(session, sys.executable, None, fresh_tree.base)
     inside(session, "open('planted.py', 'w').write('')")
-    fresh = blind.prepare({"shapes.py": PATCHED})
+    fresh = blind.prepare({"shapes.py": PATCHED, "tests/test_new.py": "def test_x():\n    pass\n"})
     assert "planted.py" in fresh.expected and (root / "shapes.py").read_text() == PATCHED
     inside(session, "open('more.py', 'w').write('')")
-    assert tree_changes(fresh.expected, blind.fingerprint()) == ("more.py (created)",)
+    assert tree_changes(fresh.expected, blind.settle()) == ("more.py (created)",)
+    assert (root / "shapes.py").read_text() == BASE and not (root / "tests" / "test_new.py").exists()
 
 
 def test_a_tree_that_cannot_be_read_after_the_run_is_named() -> None:
