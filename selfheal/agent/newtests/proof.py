@@ -127,11 +127,11 @@ class TestProver:
         try:
             fresh = tree.prepare({file.path: text})
             on_base = self._run(file.path)
-            base_wrote = tree_changes(fresh.expected, tree.fingerprint(), self.exempt)
-            fresh = tree.prepare({file.path: text, **changes})
+            after, patched = tree.advance({file.path: text, **changes})
+            base_wrote = tree_changes(fresh.expected, after, self.exempt)
             on_patch = self._run(file.path)
             after, settled = tree.settle(), True
-            patch_wrote = tree_changes(fresh.expected, after, self.exempt)
+            patch_wrote = tree_changes(patched.expected, after, self.exempt)
         finally:
             if not settled:
                 tree.restore()

@@ -14,6 +14,7 @@ tree goes back to the base for the runs that follow.
     fresh = tree.prepare(files)             the tree made afresh, `files` over the base
     after = tree.settle()                   after the run: its fingerprint, and the base put back
     tree_changes(fresh.expected, after, exempt)  -> "path (changed)", "(deleted)", "(created)"
+    after, fresh = tree.advance(files)      between two runs: settle and prepare at once
 
 Everything goes through the `Session`, so it is the same for every backend. Making the tree afresh
 is one Python process in the sandbox, and so is settling it (the fingerprint and the clean-up at
@@ -44,7 +45,8 @@ TREE_TIMEOUT = 120.0
 # every `__pycache__` removed, every entry SPEC does not hold removed (and the folders left empty),
 # its links put back; it prints the expected files that are missing or differ (selfheal writes
 # those; each -> what stands there now), what it removed and what it could not. `settle SPEC` does
-# the same without touching the caches, and prints the digests taken before it did.
+# the same without touching the caches, and prints the digests taken before it did; `advance SPEC`
+# prints them too, and removes the caches.
 TREE_SCRIPT = r"""
 import hashlib, json, os, shutil, stat, sys
 root, own, mode = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -118,7 +120,7 @@ if mode == "fingerprint":
 
 with open(sys.argv[4], encoding="utf-8") as handle:
     expected = json.load(handle)
-if mode == "reset":
+if mode in ("reset", "advance"):
     for cache in caches:
         shutil.rmtree(cache, ignore_errors=True)
 removed, stuck, stale, relinked = [], [], {}, []
@@ -162,7 +164,7 @@ for folder, rel in reversed(folders):
         except OSError:
             pass
 said = {"stale": stale, "removed": removed, "stuck": stuck, "relinked": relinked}
-if mode == "settle":
+if mode in ("settle", "advance"):
     said["after"] = found
 print(json.dumps(said))
 """
@@ -253,7 +255,7 @@ class FreshTree:
     def prepare(self, files: Mapping[str, str | bytes]) -> Fresh:
         """The tree made afresh: the base with `files` (repo path -> content) over it and nothing
         else. Raises WorkspaceTrap when an entry cannot be removed or put back."""
-        data = {p: t.encode("utf-8") if isinstance(t, str) else t for p, t in files.items()}
+        data = _encoded(files)
         if self.start is None:
             for path, content in data.items():
                 self.session.write_file(path, content, force=True)
@@ -263,7 +265,11 @@ class FreshTree:
                 raise WorkspaceTrap("the workspace could not be read before the run")
             return Fresh(found)
         expected = {**self.start, **{p: digest_of(c) for p, c in data.items()}}
-        said = self._script("reset", expected)
+        return self._made_afresh(self._script("reset", expected), expected, data)
+
+    def _made_afresh(self, said: dict | None, expected: dict[str, str], data: Mapping[str, bytes]) -> Fresh:
+        """The tree script's clean-up towards `expected` finished by selfheal's own writes."""
+        assert self.start is not None
         if said is None or said["stuck"]:
             what = ", ".join(said["stuck"][:5]) + " could not be removed" if said else "the clean-up failed"
             raise WorkspaceTrap(f"the workspace could not be made afresh for the run: {what}")
@@ -272,6 +278,18 @@ class FreshTree:
         put_back = sorted({*(p for p in stale if p in self.start and p not in data), *said["relinked"]})
         cleared = [f"{p} (removed)" for p in said["removed"]] + [f"{p} (put back)" for p in put_back]
         return Fresh(expected, tuple(cleared))
+
+    def advance(self, files: Mapping[str, str | bytes]) -> tuple[dict[str, str] | None, Fresh]:
+        """Between two deciding runs: the fingerprint of the one that ended, and the tree made
+        afresh with `files` for the next, in one process."""
+        if self.start is None:
+            return self.settle(), self.prepare(files)
+        data = _encoded(files)
+        expected = {**self.start, **{p: digest_of(c) for p, c in data.items()}}
+        said = self._script("advance", expected)
+        fresh = self._made_afresh(said, expected, data)
+        after = said["after"] if said is not None else None
+        return (after if isinstance(after, dict) else None), fresh
 
     def settle(self) -> dict[str, str] | None:
         """After a run: its fingerprint (None when it could not be taken), taken in the same
@@ -349,6 +367,10 @@ class FreshTree:
                 expected[path] = written
                 if path not in data and self.start is not None:
                     self.start[path] = written
+
+
+def _encoded(files: Mapping[str, str | bytes]) -> dict[str, bytes]:
+    return {p: t.encode("utf-8") if isinstance(t, str) else t for p, t in files.items()}
 
 
 def _kind(value: str) -> bool:

@@ -226,3 +226,20 @@ def test_a_run_that_ended_without_settling_is_put_back_by_restore(tree) -> None:
     inside(session, "open('planted.py', 'w').write('')", "os.remove('conftest.py')")
     fresh_tree.restore()
     assert files_of(root) == BASE_FILES
+
+
+def test_between_two_runs_the_first_is_fingerprinted_and_the_tree_made_afresh_for_the_second(tree) -> None:
+    fresh_tree, session, root = tree
+    first = fresh_tree.prepare({"tests/test_new.py": "def test_x():\n    pass\n"})
+    inside(
+        session,
+        "open('written.txt', 'w').write('')",
+        "os.makedirs('__pycache__'); open('__pycache__/a.pyc', 'w')",
+    )
+    after, second = fresh_tree.advance(
+        {"tests/test_new.py": "def test_x():\n    pass\n", "shapes.py": PATCHED}
+    )
+    assert tree_changes(first.expected, after) == ("written.txt (created)",)
+    assert second.cleared == ("written.txt (removed)",)
+    assert not (root / "written.txt").exists() and not (root / "__pycache__").exists()
+    assert (root / "shapes.py").read_text() == PATCHED
