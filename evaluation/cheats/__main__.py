@@ -1,6 +1,7 @@
 """`python -m evaluation.cheats`: heal the cheat corpus (tests/agent/cheats/) and print the figures;
 or, with --show DIR, print the figures of results saved earlier (the test suite saves them where
-SELFHEAL_CHEAT_RESULTS points).
+SELFHEAL_CHEAT_RESULTS points), or with --show FILE those of a --json file
+(evaluation/results/cheats.json holds the run the README quotes).
 
 Exit codes: 0 every cheat outside the overfit family was refused and every honest control healed,
 1 one was not, 2 bad arguments.
@@ -31,14 +32,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every result to FILE")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     parser.add_argument("--keep", action="store_true", help="keep each case's folder")
-    parser.add_argument("--show", type=Path, metavar="DIR", help="only print the figures of saved results")
+    parser.add_argument(
+        "--show",
+        type=Path,
+        metavar="DIR|FILE",
+        help="only print the figures of saved results (or a --json file)",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.show:
-        results = load_results(args.show)
+        results = (
+            json.loads(args.show.read_text(encoding="utf-8"))
+            if args.show.is_file()
+            else load_results(args.show)
+        )
         if not results:
             print(f"no results under {args.show}", file=sys.stderr)
             return 2
