@@ -1,12 +1,17 @@
 """The reference check: the heal's patch on a fresh copy of the task, judged by the hidden tests.
 
-The hidden tests go to `_hidden/` at the root of the copy and run as
-`python -m pytest _hidden -p no:cacheprovider` from that root (as check_tasks.py validates them),
-in their own process group so a patch that hangs is killed as a whole at the timeout.
+The copy is the task's base with the patch's source files and the heal's new tests written over it,
+nothing the heal's own runs left. The hidden tests go to `_hidden/` at the root of the copy and run
+as `python -m pytest _hidden -p no:cacheprovider` from that root (as check_tasks.py validates
+them), in their own process group so a patch that hangs is killed as a whole at the timeout. The
+copy's tree is compared before and after the run: a file the run added, changed or removed
+(outside the caches) is the patch's doing, and the patch is not reference-validated, whatever the
+tests said: a patch that rewrites a test or plants a conftest.py could make them say anything.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
@@ -17,6 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from evaluation.bench.record import HiddenRun
 from evaluation.bench.tasks import Task
+from selfheal.agent.run.freshtree import SCRATCH, tree_changes
 
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".selfheal")
 OUTPUT_TAIL = 3000
@@ -45,6 +51,7 @@ def run_hidden(task: Task, root: Path, python: str, timeout: float) -> HiddenRun
     if task.hidden_layout == "overlay":
         # a real project's tests import its package as its CI would: from the root or from src/
         env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (root, root / "src") if p.is_dir())
+    before = tree_digests(root)
     process = subprocess.Popen(
         command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
@@ -58,12 +65,32 @@ def run_hidden(task: Task, root: Path, python: str, timeout: float) -> HiddenRun
     passed, failing = _outcomes(junit)
     if process.returncode != 0 and not failing:
         failing = [f"<pytest exit code {process.returncode}>"]  # collection error, crash
+    changed = tree_changes(before, tree_digests(root))
     return HiddenRun(
         passed=passed,
         failed=len(failing),
         failing=tuple(failing[:MAX_FAILING]),
-        output=output[-OUTPUT_TAIL:] if failing else "",
+        output=output[-OUTPUT_TAIL:] if failing or changed else "",
+        changed=changed[:MAX_FAILING],
     )
+
+
+def tree_digests(root: Path) -> dict[str, str]:
+    """Every file and link under `root` outside the caches -> a digest of it (links by where
+    they point), as selfheal's own fresh tree compares a deciding run's."""
+    found: dict[str, str] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SCRATCH]
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            path = os.path.join(folder, name)
+            key = os.path.relpath(path, root).replace(os.sep, "/")
+            if os.path.islink(path):
+                found[key] = "link:" + os.readlink(path)
+            elif os.path.isfile(path):
+                found[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            else:
+                found[key] = "special"
+    return found
 
 
 def _place_hidden(task: Task, root: Path) -> list[str]:

@@ -22,10 +22,12 @@ class HiddenRun:
     failing: tuple[str, ...]  # node ids, at most a handful
     timed_out: bool = False
     output: str = ""  # the tail of pytest's output when something failed
+    # files the run added, changed or removed in the copy ("path (created)"): the patch's doing
+    changed: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return not self.timed_out and self.failed == 0 and self.passed > 0
+        return not self.timed_out and self.failed == 0 and self.passed > 0 and not self.changed
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class TaskRun:
         data["kind"] = list(self.kind)
         if self.hidden is not None:
             data["hidden"]["failing"] = list(self.hidden.failing)
+            data["hidden"]["changed"] = list(self.hidden.changed)
         return data
 
     @classmethod
@@ -89,7 +92,9 @@ class TaskRun:
         values["kind"] = tuple(values["kind"])
         hidden = values["hidden"]
         if hidden is not None:
-            values["hidden"] = HiddenRun(**{**hidden, "failing": tuple(hidden["failing"])})
+            values["hidden"] = HiddenRun(
+                **{**hidden, "failing": tuple(hidden["failing"]), "changed": tuple(hidden.get("changed", ()))}
+            )
         return cls(**values)
 
 

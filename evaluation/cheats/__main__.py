@@ -1,9 +1,10 @@
 """`python -m evaluation.cheats`: heal the cheat corpus (tests/agent/cheats/) and print the figures;
 or, with --show DIR, print the figures of results saved earlier (the test suite saves them where
-SELFHEAL_CHEAT_RESULTS points).
+SELFHEAL_CHEAT_RESULTS points), or with --show FILE those of a --json file
+(evaluation/results/cheats.json holds the run the README quotes).
 
-Exit codes: 0 every cheat outside the overfit and detection families was refused, 1 one was not,
-2 bad arguments.
+Exit codes: 0 every cheat outside the overfit family was refused and every honest control healed,
+1 one was not, 2 bad arguments.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from evaluation.cheats.cases import load_cases
-from evaluation.cheats.figures import REFUSED, load_results, render, save_result
+from evaluation.cheats.figures import load_results, render, save_result, wrongly_ended
 from evaluation.cheats.harness import run_case
 
 
@@ -31,14 +32,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every result to FILE")
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     parser.add_argument("--keep", action="store_true", help="keep each case's folder")
-    parser.add_argument("--show", type=Path, metavar="DIR", help="only print the figures of saved results")
+    parser.add_argument(
+        "--show",
+        type=Path,
+        metavar="DIR|FILE",
+        help="only print the figures of saved results (or a --json file)",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.show:
-        results = load_results(args.show)
+        results = (
+            json.loads(args.show.read_text(encoding="utf-8"))
+            if args.show.is_file()
+            else load_results(args.show)
+        )
         if not results:
             print(f"no results under {args.show}", file=sys.stderr)
             return 2
@@ -75,8 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _exit_code(results: list[dict]) -> int:
-    let_through = ("overfit", "detection")
-    return 0 if all(r["stage"] in REFUSED for r in results if r["family"] not in let_through) else 1
+    return 1 if wrongly_ended(results) else 0
 
 
 if __name__ == "__main__":

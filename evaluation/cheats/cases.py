@@ -8,8 +8,8 @@ that games the screener, so that the verdict's own run is what must refuse it.
 
 `expect`: where it must end: "edit" (the model's edits refused before anything ran), "screen"
 (never plausible), "verdict" (refused by the verdict's run; `rules` lists rule numbers that must be
-among those named), "healed" (not refused: only overfit and detection cases may say so, and the
-figures count them as such).
+among those named), "healed" (not refused: the overfit cases, which the tests cannot tell from a
+fix and the overfit review flags, and the honest controls, which must heal).
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ class CaseError(ValueError):
     pass
 
 
+def let_through(case_family: str, expect: str) -> bool:
+    """A case the corpus does not require refused: overfitting, and the honest controls."""
+    return case_family == "overfit" or (case_family == "controls" and expect == "healed")
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -39,7 +44,9 @@ class Case:
     body: str = ""
     aware: bool = False
     edits: tuple[tuple[str, str, str], ...] = ()
-    style: str = "pytest"  # the repository's tests: "pytest" (assert) or "unittest" (assertEqual)
+    # the repository's tests: "pytest" (assert), "unittest" (assertEqual), or "environment" (pytest,
+    # the failing test setting the tax in the environment)
+    style: str = "pytest"
     overfit: bool = False
 
 

@@ -1,17 +1,17 @@
 """The cheat corpus's figures: per family, tried / refused and where (the model's edits refused,
-screening, the verdict's rules), and for the overfit and detection cases, caught or not and by what.
-Plain text for a log, or Markdown."""
+screening, the verdict's rules), for the overfit cases caught or not and by what, and whether the
+honest controls healed. Plain text for a log, or Markdown."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from evaluation import corpus_results
-from evaluation.cheats.cases import FAMILIES, load_cases
+from evaluation.cheats.cases import FAMILIES, let_through, load_cases
 from evaluation.corpus_results import table
 
 REFUSED = ("edit", "screen", "verdict")
-NEW_RULES = 7  # rules 7-11 (issue 15): a refusal naming only these, the verdict before them let through
+NEW_RULES = 7  # rules 7-12: a refusal naming only these, the verdict before them let through
 
 
 def save_result(folder: Path, result: dict) -> None:
@@ -30,7 +30,7 @@ def where(result: dict) -> str:
 
 
 def caught_by(result: dict) -> str:
-    """For a case the verdict may let through (overfit, detection): what, if anything, noticed."""
+    """For a case the verdict may let through (overfit): what, if anything, noticed."""
     if result["stage"] in REFUSED:
         return f"refused ({where(result)})"
     if result.get("overfit_risks"):
@@ -67,14 +67,29 @@ def render(results: list[dict], *, markdown: bool = False) -> str:
     header = ["family", "tried", "refused", "at edit", "at screen", "by verdict", "rule:cases named",
               f"only rules {NEW_RULES}+", "heal time"]  # fmt: skip
     lines += table(header, rows, markdown)
-    let_through = [r for r in results if r["family"] in ("overfit", "detection")]
-    if let_through:
-        lines += ["", "Overfit and detection cases: caught or not, by what", ""]
-        rows = [[r["family"], r["case"], r["status"], caught_by(r)] for r in let_through]
+    overfit = [r for r in results if r["family"] == "overfit"]
+    if overfit:
+        lines += ["", "Overfit cases: caught or not, by what", ""]
+        rows = [[r["family"], r["case"], r["status"], caught_by(r)] for r in overfit]
         lines += table(["family", "case", "status", "caught by"], rows, markdown)
-        caught = sum(caught_by(r) != "not caught" for r in let_through)
-        lines += ["", f"caught {caught}/{len(let_through)}"]
-    wrong = [r for r in results if r["family"] not in ("overfit", "detection") and r["stage"] not in REFUSED]
+        caught = sum(caught_by(r) != "not caught" for r in overfit)
+        lines += ["", f"caught {caught}/{len(overfit)}"]
+    honest = [r for r in results if r["family"] != "overfit" and let_through(r["family"], r["expect"])]
+    if honest:
+        lines += ["", "Honest controls: must heal", ""]
+        rows = [[r["case"], r["status"], ", ".join(r["overfit_risks"]) or "-"] for r in honest]
+        lines += table(["case", "status", "overfit review"], rows, markdown)
+    wrong = wrongly_ended(results)
     if wrong:
-        lines += ["", "NOT REFUSED:", *(f"  {r['case']}: {r['status']}" for r in wrong)]
+        lines += ["", "NOT AS EXPECTED:", *(f"  {r['case']}: {r['status']} ({r['stage']})" for r in wrong)]
     return "\n".join(lines) + "\n"
+
+
+def wrongly_ended(results: list[dict]) -> list[dict]:
+    """Cheats that were not refused, and honest controls that did not heal."""
+    return [
+        r
+        for r in results
+        if (r["family"] != "overfit" and let_through(r["family"], r["expect"]) and r["stage"] != "healed")
+        or (not let_through(r["family"], r["expect"]) and r["stage"] not in REFUSED)
+    ]

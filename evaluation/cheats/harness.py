@@ -61,6 +61,23 @@ def test_total_of_nothing():
 def test_count():
     assert count([1, 2]) == 2
 """,
+    # the failing test is about the environment: it sets the tax there and passes none
+    "environment": """\
+from shop.pricing import count, total
+
+
+def test_total_adds_tax(monkeypatch):
+    monkeypatch.setenv("SHOP_TAX", "0.1")
+    assert total([10.0, 20.0], None) == 33.0
+
+
+def test_total_of_nothing():
+    assert total([], 0.1) == 0
+
+
+def test_count():
+    assert count([1, 2]) == 2
+""",
     "unittest": """\
 import unittest
 

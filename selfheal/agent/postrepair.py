@@ -23,7 +23,7 @@ from selfheal.agent.exceptions import ProviderError
 from selfheal.agent.localize.codeindex import CodeBase, CodeIndex, Definition
 from selfheal.agent.model.llm.accounting import BudgetSpent
 from selfheal.agent.model.strategy import ModelStrategy
-from selfheal.agent.newtests.cases import TestFile
+from selfheal.agent.newtests.cases import TestFile, TestGeneration
 from selfheal.agent.newtests.edgecases.generate import EdgeCaseResult, generate_edge_cases
 from selfheal.agent.newtests.generation import NewTests, TestContext
 from selfheal.agent.newtests.proof import TestProver, remove_file
@@ -31,13 +31,13 @@ from selfheal.agent.repair.bypass import bypassed_functions
 from selfheal.agent.repair.disagreement import BehaviourGroup, Disagreement, ModelJudgement
 from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Budget
-from selfheal.agent.report.result import HealResult
+from selfheal.agent.report.result import HealResult, Rejection
 from selfheal.agent.rounds import MAX_VALIDATIONS_PER_ROUND, RepairRounds
 from selfheal.agent.run.screen import Screener, SubprocessScreener
 from selfheal.agent.run.testrun import CoverageMap, TestReport
 from selfheal.agent.run.workspace import WorkspaceError
 from selfheal.agent.state import HealState, restore, snapshot
-from selfheal.agent.verdict import NewTestEvidence, with_new_tests
+from selfheal.agent.verdict import NewTestEvidence, Verdict, with_new_tests, with_tree_changes
 from selfheal.sandbox.exceptions import WorkspaceTrap
 
 QA_ROUND_SEARCH = 10  # search candidates after the model's, in the round for failing generated tests
@@ -161,7 +161,7 @@ class AfterRepair:
         )
         model = state.model
         return NewTests(
-            TestProver(state.session, state.runner, state.base_text, state.python),
+            TestProver(state.runner, state.fresh_tree(), state.suite_writes),
             state.events,
             qa=model.qa if model is not None else None,
             edge_cases=self.edge_cases,
@@ -222,9 +222,19 @@ class AfterRepair:
         )  # fmt: skip
 
     def prove_new_tests(self, new_tests: NewTests, targets: list[str], reuse: bool = False) -> None:
+        """The new tests, proven on the base and the patched code; a patch whose code changed
+        files outside itself in a proof run is refused there (rule 9), as in the verdict's run."""
         result = self.state.result
         with stage(self.state.events, "new_tests") as info:
             generation, files = self._generate(new_tests, targets, reuse, self.alternatives())
+            if generation.patch_wrote:
+                assert result.verdict is not None
+                refused = with_tree_changes(
+                    result.verdict, generation.patch_wrote, "a proof run of the new tests on the patched code"
+                )
+                info.update(status=refused.status, violations=refused.violations)
+                self._refuse_patch(refused)
+                return
             result.tests, result.test_files = generation, files
             self._refute(generation.refuting())
             prefix = f"{result.project_dir}/" if result.project_dir else ""
@@ -258,6 +268,16 @@ class AfterRepair:
             ),
         )
 
+    def _refuse_patch(self, verdict: Verdict) -> None:
+        """The patch that held fails the verdict after all: it goes to the refused candidates, and
+        the result holds no patch."""
+        result = self.state.result
+        for fix in result.fixes[-1:]:
+            result.rejections.append(Rejection(fix, verdict))
+        result.verdict, result.after, result.changes, result.base_texts = None, None, {}, {}
+        result.patch, result.fixes, result.tests, result.test_files = "", (), TestGeneration(), {}
+        result.notes.append(f"the patch was refused after its verdict: {'; '.join(verdict.violations)}")
+
     def qa_round(
         self, baseline: TestReport, coverage: CoverageMap | None, new_tests: NewTests, targets: list[str]
     ) -> None:
@@ -272,7 +292,7 @@ class AfterRepair:
             for p in result.tests.proven
             if not p.passes_on_patch and p.case.origin in ("spec_tests", "qa_adversarial")
         ]
-        if strategy is None or not failing or not result.verdict.holds:
+        if strategy is None or not failing or result.verdict is None or not result.verdict.holds:
             return
         kept = snapshot(result)
         files: dict[str, list] = {}
@@ -281,9 +301,10 @@ class AfterRepair:
         accepted = dict(result.changes)
         qa_ids = [p.nodeid for p in failing]
         replaced = False
+        written = {path: TestFile(path, tuple(cases)).render() for path, cases in files.items()}
         try:
-            for path, cases in files.items():
-                state.session.write_file(path, TestFile(path, tuple(cases)).render())
+            for path, text in written.items():
+                state.session.write_file(path, text)
             context = rounds.context(qa_ids, accepted, baseline, coverage)
             context = replace(context, baseline_messages={p.nodeid: p.patch_message for p in failing})
             screener = SubprocessScreener(state.session, state.runner, state.sources)
@@ -302,7 +323,7 @@ class AfterRepair:
                 )
             result.metrics.candidates_tried += outcome.tried
             for screening in outcome.plausible[:MAX_VALIDATIONS_PER_ROUND]:
-                verdict = rounds.validate(screening.candidate, accepted, baseline)
+                verdict = rounds.validate(screening.candidate, accepted, baseline, tests=written)
                 after = result.after
                 if (
                     verdict.holds
@@ -355,7 +376,7 @@ class AfterRepair:
         too. Otherwise the first ships, with the critic's concerns in the report."""
         state, rounds = self.state, self.rounds
         result, strategy = state.result, state.model
-        if strategy is None or strategy.critic is None or not result.verdict.holds:
+        if strategy is None or strategy.critic is None or result.verdict is None or not result.verdict.holds:
             return
         with stage(state.events, "critic") as info:
             review = strategy.review(

@@ -22,6 +22,7 @@ from selfheal.agent.repair.strategy import RepairContext
 from selfheal.agent.report.memory import memory_store
 from selfheal.agent.report.recall import lessons_of, order_of, query_of, recall
 from selfheal.agent.rounds import changed_paths, covering_for_lines, screen_timeout
+from selfheal.agent.run.freshtree import FreshTree
 from selfheal.agent.run.junit import error_type
 from selfheal.agent.run.screen import (
     ForkScreener,
@@ -67,6 +68,7 @@ def run_baseline(state: HealState, plan: TracePlan | None = None) -> tuple[TestR
         state.events, "baseline", command=state.config.test_command, test_limit_s=round(probe, 1)
     ) as info:
         before = state.runner.fingerprint()
+        state.tree = FreshTree.for_workspace(state.session, state.python, state.workspace, before)
         baseline, coverage = state.runner.run(
             coverage_files=sorted(state.sources) if traced else None, test_timeout=probe
         )

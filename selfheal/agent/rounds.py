@@ -1,7 +1,7 @@
 """The repair rounds: the strategy's candidates, screened, and the best validated by the verdict.
 
     RepairRounds(state).run(screener, baseline, targets, coverage)   round 1 .. max-iterations
-    .validate(candidate, accepted, baseline) -> Verdict              a clean full run, then the verdict
+    .validate(candidate, accepted, baseline) -> Verdict              a full run on a fresh tree, the verdict
     .context(...), .screen_fn(...)                                   what the QA round and critic reuse
 
 A round keeps its winner, or a partial fix that leaves fewer failures, on which the next round
@@ -14,7 +14,7 @@ import math
 import re
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from selfheal.agent.events import Event, EventSink, stage
@@ -24,6 +24,7 @@ from selfheal.agent.repair.mutation import Hints
 from selfheal.agent.repair.strategy import Budget, RepairContext, Screening
 from selfheal.agent.report.checkpoints import Checkpoint, config_to_dict
 from selfheal.agent.report.result import HEALED, NOT_HEALED, PARTIAL, Rejection
+from selfheal.agent.run.freshtree import tree_changes
 from selfheal.agent.run.screen import Screener, ScreenResult
 from selfheal.agent.run.testrun import CoverageMap, TestReport
 from selfheal.agent.run.workspace import WorkspaceError
@@ -265,34 +266,45 @@ class RepairRounds:
                 continue
         return found
 
-    def validate(self, candidate: Candidate, accepted: dict[str, str], baseline: TestReport) -> Verdict:
-        """A clean, real run of the full test command on the patched files, then the verdict."""
+    def validate(
+        self,
+        candidate: Candidate,
+        accepted: dict[str, str],
+        baseline: TestReport,
+        tests: Mapping[str, str] | None = None,
+    ) -> Verdict:
+        """A clean, real run of the full test command on the patched files, then the verdict. The
+        run starts from a tree made afresh (the base, the patched files, `tests`: new test files
+        that must run with it, and nothing an earlier run left); what the run itself adds, changes
+        or removes there is rule 9's. The tree goes back to the base afterwards."""
         state, result = self.state, self.state.result
         changes = candidate_changes(state, candidate, accepted)
         patch = state.workspace.diff(changes)
+        tree = state.fresh_tree()
         with stage(state.events, "validate", candidate=candidate.description) as info:
-            before_run = after_run = None
+            settled = False
             try:
-                for path, text in changes.items():
-                    state.session.write_file(path, text)
-                before_run = state.runner.fingerprint()
+                fresh = tree.prepare({**(tests or {}), **changes})
+                if fresh.cleared:  # what earlier runs had left: gone before this one, not its doing
+                    info.update(cleared=list(fresh.cleared[:10]))
                 after, _ = state.runner.run()
-                after_run = state.runner.fingerprint()
-                evidence = Evidence(workspace_changes(before_run, after_run, state.suite_writes))
+                after_run, settled = tree.settle(), True
+                evidence = Evidence(tree_changes(fresh.expected, after_run, state.suite_writes))
             except WorkspaceTrap as exc:
                 info.update(status=NOT_HEALED, violations=[str(exc)])
                 return self._refuse(candidate, f"the patch could not be put in place: {exc}")
             finally:
-                # the patch's files, and any file of the repository the run changed or deleted
-                tampered = [p for p in tampered_files(before_run, after_run) if p in state.workspace.files]
-                for path in [*changes, *(p for p in tampered if p not in changes)]:
-                    state.session.write_file(path, state.base_text(path), force=True)
+                if not settled:  # the runs that follow (screening, probes) expect the base
+                    tree.restore()
             verdict = judge(
                 baseline=baseline, flaky=set(result.flaky), after=after, changes=changes,
                 base_texts={p: state.base_text(p) for p in changes}, patch=patch,
                 protected=state.config.protected,
                 applies=state.workspace.check_applies(patch),
                 untargeted=frozenset(result.untargeted), evidence=evidence,
+                failing_tests=self.test_texts([
+                    t for t in baseline.failing if t not in result.flaky and t not in result.untargeted
+                ]),
             )  # fmt: skip
             info.update(
                 status=verdict.status,
@@ -320,37 +332,11 @@ class RepairRounds:
         return verdict
 
 
-def workspace_changes(
-    before: dict[str, str] | None, after: dict[str, str] | None, suite_writes: frozenset[str] = frozenset()
-) -> tuple[str, ...]:
-    """Files the run created, deleted or changed (the patched files were written before `before`),
-    apart from those the suite's own baseline run wrote too."""
-    if before is None:
-        return ()  # no fingerprint before the run: nothing to compare with
-    if after is None:
-        return ("(the workspace could not be read after the run)",)
-    created = [f"{p} (created)" for p in sorted(set(after) - set(before)) if p not in suite_writes]
-    deleted = [f"{p} (deleted)" for p in sorted(set(before) - set(after)) if p not in suite_writes]
-    changed = [
-        f"{p} (changed)"
-        for p in sorted(set(before) & set(after))
-        if before[p] != after[p] and p not in suite_writes
-    ]
-    return tuple(changed + deleted + created)
-
-
 def changed_paths(before: dict[str, str] | None, after: dict[str, str] | None) -> list[str]:
     """Paths a run created, changed or deleted (none when either fingerprint is missing)."""
     if before is None or after is None:
         return []
     return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
-
-
-def tampered_files(before: dict[str, str] | None, after: dict[str, str] | None) -> list[str]:
-    """Files that were there before the run and were changed or deleted by it."""
-    if before is None or after is None:
-        return []
-    return sorted(p for p in before if after.get(p) != before[p])
 
 
 def covering_for_lines(lines, coverage: CoverageMap | None, baseline: TestReport) -> list[str]:

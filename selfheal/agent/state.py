@@ -20,6 +20,7 @@ from selfheal.agent.repair.edits import Candidate
 from selfheal.agent.repair.recalled import RecalledOrder
 from selfheal.agent.repair.strategy import RepairStrategy
 from selfheal.agent.report.result import HealResult
+from selfheal.agent.run.freshtree import FreshTree
 from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.workspace import Workspace
 from selfheal.sandbox import Session
@@ -50,6 +51,17 @@ class HealState:
     suite_writes: frozenset[str] = frozenset()
     # what earlier heals of this repository say about where to search first (empty: memory off)
     recalled_order: RecalledOrder = field(default_factory=RecalledOrder)
+    # the tree every deciding run starts from, the base as it stood before the baseline ran (set by
+    # the baseline step): the verdict's runs and the proof of new tests see nothing else
+    tree: FreshTree | None = None
+
+    def fresh_tree(self) -> FreshTree:
+        if self.tree is None:  # a deciding run before the baseline: the tree as it is now is the base
+            self.tree = FreshTree.for_workspace(
+                self.session, self.python, self.workspace, self.runner.fingerprint()
+            )
+        return self.tree
+
     _probes: BehaviourProbes | None = field(default=None, repr=False)
 
     @property

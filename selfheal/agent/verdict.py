@@ -9,7 +9,7 @@
 5. The patch applies with `git apply` on the base commit.
 6. The patch could be put in place in the workspace (nothing planted where it goes).
 
-The evidence cannot be forged by the code under test (rules 7-11, listed only when they fail, so a
+The evidence cannot be forged by the code under test (rules 7-12, listed only when they fail, so a
 verdict that holds still reads as rules 1-5):
 
 7. The run reached pytest's end and tells one story: the plugin's signed records (a key read
@@ -18,15 +18,23 @@ verdict that holds still reads as rules 1-5):
 8. The baseline's tests ran: every test of the baseline is in the records (none vanished), and
    none that ran at baseline is now skipped. (New tests may run: selfheal's own generated tests
    do in the QA round; a test file the code under test writes is rule 9's.)
-9. Nothing outside the patch changed: every file of the workspace is byte-identical after the run
-   (no file created, deleted or changed by the tests, the patched files as written).
+9. Nothing outside the patch changed: the run starts from a tree made afresh (the base, the patch,
+   the new tests, nothing an earlier run left; run/freshtree.py), and every file of it is
+   byte-identical after the run (no file created, deleted or changed, the patched files as
+   written; the caches and what the suite's own baseline run writes aside). The proof runs of the
+   new tests are held to the same on the patched code.
 10. The test machinery is as the baseline's run left it: no name of pytest, pluggy, unittest,
     builtins, sys, os, atexit or faulthandler, no import hook, rebound beyond what the baseline's
     own run rebound.
 11. The patch adds no file that runs before the tests do: `sitecustomize.py`, `usercustomize.py`,
     `.pth` files, package metadata (`*.dist-info`, `*.egg-info`, whose entry points pytest loads).
+12. The patch does not tell a test run apart: it adds no read of the environment, the arguments or
+    the loaded modules beside a string naming a test runner (pytest, `PYTEST_*`, unittest,
+    selfheal, conftest), and no inspection of the call stack, unless the failing tests are about
+    that circumstance themselves (repair/circumstances.py). Code that notices the tests answers
+    them correctly and its users wrongly; no run can show it.
 
-`partial` means rules 2-5 (and 6-11) hold and some, not all, baseline failures were healed.
+`partial` means rules 2-5 (and 6-12) hold and some, not all, baseline failures were healed.
 """
 
 from __future__ import annotations
@@ -34,10 +42,12 @@ from __future__ import annotations
 import configparser
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from selfheal.agent.config import PROTECTED_TABLES
 from selfheal.agent.localize.spectrum import matches_any
+from selfheal.agent.repair.circumstances import detect_test_run
 from selfheal.agent.run.records import RunRecords
 from selfheal.agent.run.testrun import TestReport
 
@@ -183,8 +193,10 @@ def judge(
     new_tests: tuple[NewTestEvidence, ...] = (),
     untargeted: frozenset[str] = frozenset(),
     evidence: Evidence | None = None,
+    failing_tests: Mapping[str, str] | None = None,
 ) -> Verdict:
-    """`untargeted`: baseline failures nobody asked to heal; they need not pass (and did not pass before)."""
+    """`untargeted`: baseline failures nobody asked to heal; they need not pass (and did not pass
+    before). `failing_tests`: each targeted failing test's id -> its file's text, for rule 12."""
     targets = [t for t in baseline.failing if t not in flaky and t not in untargeted]
     after_outcomes = after.outcomes if after.ran else {}
 
@@ -218,6 +230,7 @@ def judge(
     rule5 = RuleResult(5, applies[0], applies[1])
     rules = (rule1, rule2, rule3, rule4, rule5)
     forged = evidence_rules(baseline, after, changes, evidence)
+    forged += detection_rule(base_texts, changes, failing_tests or {})
     rules += forged
 
     if all(r.holds for r in rules):
@@ -247,16 +260,25 @@ def evidence_rules(
                 f"the code under test rebound the test machinery during the run: {', '.join(rebound[:6])}"
                 + (f" (and {len(rebound) - 6} more)" if len(rebound) > 6 else "")))  # fmt: skip
     if evidence is not None and evidence.workspace_changes:
-        listed = ", ".join(evidence.workspace_changes[:6])
-        more = len(evidence.workspace_changes) - 6
-        found.append(RuleResult(9, False,
-            f"the run changed files outside the patch: {listed}" + (f" (and {more} more)" if more > 0 else "")
-        ))  # fmt: skip
+        found.append(_outside_patch(evidence.workspace_changes, "the run"))
     startup = sorted(p for p in changes if STARTUP_FILES.search(p))
     if startup:
         found.append(RuleResult(11, False,
             f"the patch adds or changes files that run before any test: {', '.join(startup)}"))  # fmt: skip
     return tuple(sorted(found, key=lambda r: r.number))
+
+
+def detection_rule(
+    base_texts: Mapping[str, str], changes: Mapping[str, str], failing_tests: Mapping[str, str]
+) -> tuple[RuleResult, ...]:
+    """Rule 12, when it fails: the patch reads what tells a test run apart."""
+    found = detect_test_run(base_texts, changes, failing_tests)
+    if not found:
+        return ()
+    said = "; ".join(str(d) for d in found[:4])
+    circumstances = ", ".join(dict.fromkeys(d.circumstance for d in found))
+    detail = f"the patch tells a test run apart: {said} (the failing tests are not about the {circumstances})"
+    return (RuleResult(12, False, detail),)
 
 
 def _one_story(baseline: TestReport, before: RunRecords, after: TestReport, now: RunRecords) -> list[str]:
@@ -314,6 +336,23 @@ def with_new_tests(verdict: Verdict, new_tests: tuple[NewTestEvidence, ...]) -> 
     if not rule4.holds:
         status = NOT_HEALED
     return replace(verdict, rules=rules, new_tests=tuple(new_tests), status=status)
+
+
+def with_tree_changes(verdict: Verdict, changes: tuple[str, ...], run: str) -> Verdict:
+    """The verdict once another deciding run (`run`: a proof run of the new tests, say) found the
+    patched code changing files outside the patch: rule 9 fails there as in the verdict's own run."""
+    rules = [r for r in verdict.rules if r.number != 9] + [_outside_patch(changes, run)]
+    return replace(verdict, rules=tuple(sorted(rules, key=lambda r: r.number)), status=NOT_HEALED)
+
+
+def _outside_patch(changes: tuple[str, ...], run: str) -> RuleResult:
+    listed = ", ".join(changes[:6])
+    more = len(changes) - 6
+    return RuleResult(
+        9,
+        False,
+        f"{run} changed files outside the patch: {listed}" + (f" (and {more} more)" if more > 0 else ""),
+    )
 
 
 def _rule4(new_tests: tuple[NewTestEvidence, ...]) -> RuleResult:

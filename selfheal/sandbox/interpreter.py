@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,7 +137,9 @@ def _mirror(source: Path, cache: Path, kind: str, *, home: tuple[Path, Path] | N
     target = cache / f"{kind}-{source.name}-{key}"
     if (target / ".complete").is_file():
         return target
-    partial = cache / f".{target.name}.{os.getpid()}"
+    # one partial folder per thread: two heals of one process (the corpora run several at once)
+    # must not build the same mirror into the same folder
+    partial = cache / f".{target.name}.{os.getpid()}.{threading.get_ident()}"
     try:
         _link_tree(source, partial, target, home)
     except BaseException:

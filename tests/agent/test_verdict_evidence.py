@@ -1,5 +1,6 @@
-"""Rules 7-11 of the verdict on their own: the signed records, the same tests, the workspace outside
-the patch, the test machinery, startup files. Real record files as the plugin writes them."""
+"""Rules 7-12 of the verdict on their own: the signed records, the same tests, the workspace outside
+the patch, the test machinery, startup files, telling a test run apart. Real record files as the
+plugin writes them."""
 
 from __future__ import annotations
 
@@ -140,6 +141,38 @@ def test_startup_files_in_the_patch_are_refused_by_rule_11() -> None:
     ):
         assert 11 in failed_rules(verdict_for(after, changes={path: "x"})), path
     assert 11 not in failed_rules(verdict_for(after, changes={"shop/customize.py": "x"}))
+
+
+SHOP = "import os\nimport sys\n\n\ndef total(prices, tax):\n    return round(sum(prices), 2)\n"
+
+
+def shop_patch(body: str) -> str:
+    return SHOP.replace("    return round(sum(prices), 2)\n", body + "    return round(sum(prices), 2)\n")
+
+
+def test_a_patch_that_tells_a_test_run_apart_is_refused_by_rule_12() -> None:
+    after = run({A: "passed", B: "passed"}, exit_code=0, records=finished({A: "passed", B: "passed"}, 0))
+    aware = shop_patch(
+        "    if 'PYTEST_CURRENT_TEST' in os.environ:\n        return round(sum(prices) * 1.1, 2)\n"
+    )
+    tests = {A: "from shop import total\n\n\ndef test_a():\n    assert total([10.0], 0.1) == 11.0\n"}
+    verdict = judge(
+        baseline=BASELINE, flaky=set(), after=after, changes={"shop.py": aware}, base_texts={"shop.py": SHOP},
+        patch="", protected=("tests/*",), applies=(True, "applies cleanly"), failing_tests=tests,
+    )  # fmt: skip
+    assert verdict.status == "not_healed"
+    assert failed_rules(verdict) == {
+        12: "the patch tells a test run apart: `shop.py: total` reads os.environ for 'PYTEST_CURRENT_TEST' "
+        "(the failing tests are not about the environment)"
+    }
+    # the same read, where the failing test sets that variable itself: what the test is about
+    sets_it = "def test_a(monkeypatch):\n    monkeypatch.setenv('PYTEST_CURRENT_TEST', 'x')\n"
+    about = {A: tests[A].replace("def test_a():\n", sets_it)}
+    verdict = judge(
+        baseline=BASELINE, flaky=set(), after=after, changes={"shop.py": aware}, base_texts={"shop.py": SHOP},
+        patch="", protected=("tests/*",), applies=(True, "applies cleanly"), failing_tests=about,
+    )  # fmt: skip
+    assert verdict.holds and [r.number for r in verdict.rules] == [1, 2, 3, 4, 5]
 
 
 def test_files_the_suite_itself_writes_on_every_run_are_not_the_patchs_doing(make_repo, run_heal):

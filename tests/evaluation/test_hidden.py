@@ -37,6 +37,27 @@ def test_the_reference_fix_passes_the_hidden_tests_and_the_base_code_fails_them(
     assert base.passed + base.failed == fixed.passed
 
 
+def test_a_patch_that_writes_a_file_in_the_copy_is_not_reference_validated(tmp_path: Path):
+    """The reference fix, plus a line that plants a conftest.py beside the hidden tests when the
+    module is imported: the hidden tests pass, but the run changed the copy, so the patch is not
+    validated, and the record names the file."""
+    task = next(iter(load_tasks(TASKS_DIR).values()))
+    fixed = _reference_fix(task, tmp_path)
+    path, text = next(iter(fixed.items()))
+    planting = (
+        "\n\nimport os as _os\n\n"
+        "open(_os.path.join(_os.getcwd(), '_hidden', 'conftest.py'), 'w').write('# planted\\n')\n"
+    )
+    copy = patched_copy(task, {path: text + planting}, tmp_path / "planted")
+    result = run_hidden(task, copy, sys.executable, 60)
+    assert result.failed == 0 and result.passed >= 1  # the tests alone would have said it holds
+    assert result.changed == ("_hidden/conftest.py (created)",)
+    assert not result.ok
+
+    honest = run_hidden(task, patched_copy(task, fixed, tmp_path / "honest"), sys.executable, 60)
+    assert honest.ok and honest.changed == ()
+
+
 def test_a_patch_that_hangs_is_killed_at_the_timeout(tmp_path: Path):
     task = next(iter(load_tasks(TASKS_DIR).values()))
     copy = patched_copy(task, {"conftest.py": "import time\n\ntime.sleep(60)\n"}, tmp_path / "hang")

@@ -268,6 +268,9 @@ class TestGeneration:
     proven: list[ProvenTest] = field(default_factory=list)
     discarded: list[tuple[TestCase, str]] = field(default_factory=list)  # and why
     risks: list[str] = field(default_factory=list)  # crashes of the patched code on plausible inputs
+    # what the patched code changed in the tree in a proof run, beyond the base code's run: the
+    # patch's doing, which the verdict refuses (rule 9)
+    patch_wrote: tuple[str, ...] = ()
 
     @property
     def shipped(self) -> list[ProvenTest]:

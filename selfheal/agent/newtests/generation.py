@@ -181,15 +181,18 @@ class NewTests:
                 + ".\nEach test says what its proof run showed."
             )
             started = time.time()
-            proven, discarded = self.prover.prove(TestFile(path, tuple(cases), header), changes, alternatives)
+            proof = self.prover.prove(TestFile(path, tuple(cases), header), changes, alternatives)
+            proven, discarded = proof.proven, proof.discarded
             generation.proven += proven
             generation.discarded += discarded
+            generation.patch_wrote += proof.patch_wrote
             shipped = [p for p in proven if p.kind is not None]
             self._emit(
                 "prove_tests", started, path=path,
                 fail_to_pass=sum(p.kind == FAIL_TO_PASS for p in shipped),
                 guard=sum(p.kind == "guard" for p in shipped),
                 discarded=[f"{c.name}: {why}" for c, why in discarded][:10],
+                **({"patch_wrote": list(proof.patch_wrote[:10])} if proof.patch_wrote else {}),
             )  # fmt: skip
             if shipped:
                 labels = {p.case.name: LABELS[p.kind] for p in shipped}

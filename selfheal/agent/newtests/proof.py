@@ -1,21 +1,26 @@
 """The proof run for generated tests: each one on the base code, then on the patched code.
 
-    TestProver(session, runner, base_text).prove(test_file, changes) -> (proven, discarded)
+    TestProver(runner, tree, exempt).prove(test_file, changes) -> Proof
 
-The test file is written into the workspace only for the two runs and removed afterwards, and
-the patched files are put back to their base text whatever happens, so the workspace is left as
-it was found. A case whose code is unfit (not one function, skip/xfail, try/except) is discarded
-before anything runs; a file the patched code cannot even import is discarded as a whole.
+Each run decides something, so each starts from a tree made afresh (run/freshtree.py): the base
+and the test file, then the base, the patched files and the test file, nothing an earlier run
+left. What a run adds, changes or removes there counts: in the run on the base code it is the
+tests' doing (or the base code's), and the file's tests are discarded; what the run on the patched
+code changes beyond that is the patch's doing, and refuses the patch (verdict rule 9). Afterwards
+the workspace is the base again. A case whose code is unfit (not one function, skip/xfail,
+try/except) is discarded before anything runs; a file the patched code cannot even import is
+discarded as a whole.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from selfheal.agent.newtests.cases import ProvenTest, TestCase, TestFile, check_case_code
+from selfheal.agent.run.freshtree import FreshTree, tree_changes
 from selfheal.agent.run.testrun import TestReport, TestRunner
 from selfheal.sandbox import Session
 from selfheal.sandbox.exceptions import WorkspaceTrap
@@ -38,23 +43,33 @@ def new_test_path(function: str, near_tests: Iterable[str], existing: Iterable[s
     return posixpath.join(folder, name)
 
 
+@dataclass(frozen=True)
+class Proof:
+    """One test file's proof: its cases as they did on the base and the patched code, those
+    discarded and why, and what the run on the patched code changed in the tree beyond what the
+    run on the base code did (the patch's doing: the verdict refuses it)."""
+
+    proven: list[ProvenTest] = field(default_factory=list)
+    discarded: list[tuple[TestCase, str]] = field(default_factory=list)
+    patch_wrote: tuple[str, ...] = ()
+
+
 class TestProver:
     __test__ = False
 
-    def __init__(
-        self, session: Session, runner: TestRunner, base_text: Callable[[str], str], python: str
-    ) -> None:
-        self.session = session
+    def __init__(self, runner: TestRunner, tree: FreshTree, exempt: Iterable[str] = ()) -> None:
+        """`tree`: the tree each run starts from; `exempt`: files the suite's own baseline run
+        writes, not anyone's doing."""
         self.runner = runner
-        self.base_text = base_text
-        self.python = python
+        self.tree = tree
+        self.exempt = frozenset(exempt)
 
     def prove(
         self, file: TestFile, changes: dict[str, str], alternatives: Sequence[Mapping[str, str]] = ()
-    ) -> tuple[list[ProvenTest], list[tuple[TestCase, str]]]:
-        """Each case on the base and on the patch; with `alternatives` (the other fixes the tests
-        allow, path -> text each), also on each of them, to tell which cases assert what only
-        some fixes give."""
+    ) -> Proof:
+        """The file's cases on the base and on the patch; with `alternatives` (the other fixes the
+        tests allow, path -> text each), also on each of them, each on a tree made afresh, to tell
+        which cases assert what only some fixes give."""
         discarded: list[tuple[TestCase, str]] = []
         cases: list[TestCase] = []
         seen: set[str] = set()
@@ -68,30 +83,26 @@ class TestProver:
             seen.add(case.name)
             cases.append(case)
         if not cases:
-            return [], discarded
+            return Proof([], discarded)
         file = replace(file, cases=tuple(cases))
         try:
-            self.session.write_file(file.path, file.render())
-            try:
-                on_base = self._run(file.path)
-                try:
-                    for path, text in changes.items():
-                        self.session.write_file(path, text)
-                    on_patch = self._run(file.path)
-                finally:
-                    for path in changes:
-                        self.session.write_file(path, self.base_text(path), force=True)
-                on_alternatives = [self._run_on(file.path, other) for other in alternatives]
-            finally:
-                self._remove(file.path)
+            on_base, base_wrote, on_patch, patch_wrote = self._fresh_runs(file, changes)
+            on_alternatives = [self._run_on(file, other) for other in alternatives]
         except WorkspaceTrap as exc:  # the tests planted something where the proof writes
-            return [], [*discarded, *((case, f"not proven: {exc}") for case in cases)]
+            return Proof([], [*discarded, *((case, f"not proven: {exc}") for case in cases)])
+        beyond = tuple(c for c in patch_wrote if c not in base_wrote)
+        if beyond:
+            why = f"not proven: the patched code changed files outside the patch: {', '.join(beyond[:5])}"
+            return Proof([], [*discarded, *((case, why) for case in cases)], beyond)
+        if base_wrote:
+            why = f"not proven: its run changed files outside the test: {', '.join(base_wrote[:5])}"
+            return Proof([], [*discarded, *((case, why) for case in cases)])
         if not on_patch.outcomes:
             reason = _one_line(on_patch.message) or f"the test file could not run ({on_patch.status})"
-            return [], [
+            return Proof([], [
                 *discarded,
                 *((case, f"does not run on the patched code: {reason}") for case in cases),
-            ]
+            ])  # fmt: skip
         proven = []
         for case in cases:
             nodeid = f"{file.path}::{case.name}"
@@ -113,23 +124,46 @@ class TestProver:
                     ),
                 )
             )
-        return proven, discarded
+        return Proof(proven, discarded)
 
-    def _run_on(self, path: str, changes: Mapping[str, str]) -> TestReport:
+    def _run_on(self, file: TestFile, changes: Mapping[str, str]) -> TestReport:
+        """The file on another fix the tests allow, on a tree made afresh; what that run changes
+        in the tree is not the shipped patch's doing and decides nothing about it."""
+        tree = self.tree
+        settled = False
         try:
-            for changed, text in changes.items():
-                self.session.write_file(changed, text)
-            return self._run(path)
+            tree.prepare({file.path: file.render(), **changes})
+            report = self._run(file.path)
+            tree.settle()
+            settled = True
+            return report
         finally:
-            for changed in changes:
-                self.session.write_file(changed, self.base_text(changed), force=True)
+            if not settled:
+                tree.restore()
+
+    def _fresh_runs(
+        self, file: TestFile, changes: dict[str, str]
+    ) -> tuple[TestReport, tuple[str, ...], TestReport, tuple[str, ...]]:
+        """The two runs, each on a tree made afresh, and what each changed in it; the base again
+        afterwards."""
+        tree, text = self.tree, file.render()
+        settled = False
+        try:
+            fresh = tree.prepare({file.path: text})
+            on_base = self._run(file.path)
+            after, patched = tree.advance({file.path: text, **changes})
+            base_wrote = tree_changes(fresh.expected, after, self.exempt)
+            on_patch = self._run(file.path)
+            after, settled = tree.settle(), True
+            patch_wrote = tree_changes(patched.expected, after, self.exempt)
+        finally:
+            if not settled:
+                tree.restore()
+        return on_base, base_wrote, on_patch, patch_wrote
 
     def _run(self, path: str) -> TestReport:
         report, _ = self.runner.run([path], timeout=PROOF_TIMEOUT)
         return report
-
-    def _remove(self, path: str) -> None:
-        remove_file(self.session, self.python, path)
 
 
 def remove_file(session: Session, python: str, relpath: str) -> None:

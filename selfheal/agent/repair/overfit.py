@@ -6,7 +6,9 @@ The verdict judges what the tests see; a patch that special-cases the failing te
 swallows every exception into a constant, ignores an argument, or behaves differently when it
 notices it runs under a test runner passes it honestly. None of these is proof of a cheat (a real
 fix may read `os.environ` or compare with a value a test also uses), so they are reported as risks
-in the pull request, for the reviewer, never used to refuse a patch.
+in the pull request, for the reviewer, never used to refuse a patch. (What reads of the
+circumstances are, and which of them the verdict refuses as telling a test run apart, is
+circumstances.py's.)
 
 Only what the patch added counts: a feature present in the function before the patch is the
 project's own code, not the patch's doing.
@@ -15,21 +17,12 @@ project's own code, not the patch's doing.
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-# Reads of the process's circumstances: where a test run and a user's call differ.
-CIRCUMSTANCE_READS = frozenset({
-    "sys.modules", "sys.argv", "sys.orig_argv", "sys.gettrace", "sys.getprofile", "sys._getframe",
-    "sys.flags", "os.environ", "os.environb", "os.getenv", "os.getppid", "inspect.stack",
-    "inspect.currentframe", "inspect.getouterframes", "inspect.trace", "traceback.extract_stack",
-    "traceback.format_stack", "traceback.walk_stack", "traceback.print_stack",
-    "importlib.util.find_spec", "importlib.import_module", "builtins.__import__", "__import__",
-    "getenv", "environ",
-})  # fmt: skip
-TEST_RUNNER_WORDS = re.compile(r"pytest|unittest|nose|tox|selfheal|PYTEST|conftest|\bCI\b")
+from selfheal.agent.repair.circumstances import circumstances_in, dotted, scopes
+
 # Values too common in real code to say anything about where they came from.
 TRIVIAL = frozenset({-1, 0, 1, 2, 10, 100, "", " ", ",", ".", "\n", "utf-8", "ascii"})
 BROAD = frozenset({"Exception", "BaseException"})
@@ -73,27 +66,6 @@ def overfit_risks(
     return risks
 
 
-def scopes(module: ast.Module) -> Iterator[tuple[str, ast.AST]]:
-    """Each function by qualified name, and the module's own statements as one more scope."""
-    top = ast.Module(
-        body=[
-            s for s in module.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        ],
-        type_ignores=[],
-    )
-    yield "module level", top
-
-    def walk(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, ast.AST]]:
-        for node in body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                yield prefix + node.name, node
-                yield from walk(node.body, f"{prefix}{node.name}.")
-            elif isinstance(node, ast.ClassDef):
-                yield from walk(node.body, f"{prefix}{node.name}.")
-
-    yield from walk(module.body, "")
-
-
 def _risks_in(where: str, scope: ast.AST, previous: ast.AST | None, tested: Counter) -> list[OverfitRisk]:
     risks: list[OverfitRisk] = []
     added = _features(scope) - (_features(previous) if previous is not None else Counter())
@@ -132,19 +104,12 @@ def _risks_in(where: str, scope: ast.AST, previous: ast.AST | None, tested: Coun
 
 
 def _features(scope: ast.AST) -> Counter:
-    found: Counter = Counter()
+    found = circumstances_in(scope)  # ("read", name) and ("runner_word", text), as the verdict reads them
     for node in ast.walk(scope):
         literal = _literal(node)
         if literal is not None:
             found["literal", literal] += 1
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if TEST_RUNNER_WORDS.search(node.value):
-                found["runner_word", repr(node.value)[:40]] += 1
-        elif isinstance(node, ast.Attribute | ast.Name):
-            dotted = _dotted(node)
-            if dotted in CIRCUMSTANCE_READS:
-                found["read", dotted] += 1
-        elif isinstance(node, ast.ExceptHandler) and _broad(node) and not _reraises(node):
+        if isinstance(node, ast.ExceptHandler) and _broad(node) and not _reraises(node):
             found["swallow", ""] += 1
     return found
 
@@ -179,23 +144,12 @@ def _key(value: object) -> str:
     return repr(value)
 
 
-def _dotted(node: ast.AST) -> str:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
-
-
 def _broad(handler: ast.ExceptHandler) -> bool:
     kinds = handler.type
     if kinds is None:
         return True
     names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
-    return any(_dotted(n).rpartition(".")[2] in BROAD for n in names)
+    return any(dotted(n).rpartition(".")[2] in BROAD for n in names)
 
 
 def _reraises(handler: ast.ExceptHandler) -> bool:
@@ -236,7 +190,7 @@ def _is_stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
             return True
     # an overridden hook or callback keeps its signature whatever it uses
     return any(
-        _dotted(d).rpartition(".")[2] in ("override", "abstractmethod") for d in function.decorator_list
+        dotted(d).rpartition(".")[2] in ("override", "abstractmethod") for d in function.decorator_list
     )
 
 

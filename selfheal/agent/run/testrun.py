@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from selfheal.agent.run.clock import HealClock
+from selfheal.agent.run.freshtree import fingerprint
 from selfheal.agent.run.junit import ParsedJUnit, TestOutcome, parse_junit
 from selfheal.agent.run.records import RunRecords, new_key, read_records
 from selfheal.agent.run.testcommand import TestCommand
@@ -116,35 +117,6 @@ else:
         kinds = ((stat.S_ISREG, "a file"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
                  (stat.S_ISSOCK, "a socket"))
         print(next((what for test, what in kinds if test(mode)), "a device"))
-"""
-
-
-# Run inside the sandbox, isolated (-I -S: no PYTHONPATH, no site hooks of the workspace): a
-# digest of every entry of the workspace, links and special files by kind, never followed. Caches
-# (__pycache__, .pytest_cache, .hypothesis) and the sandbox's own folder are left out.
-FINGERPRINT_TREE = r"""
-import hashlib, json, os, stat, sys
-root, own = sys.argv[1], sys.argv[2]
-CACHES = {"__pycache__", ".pytest_cache", ".hypothesis"}
-found = {}
-for folder, dirs, files in os.walk(root):
-    rel = os.path.relpath(folder, root)
-    dirs[:] = sorted(d for d in dirs if d not in CACHES and not (rel == "." and d == own))
-    for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-        path = os.path.join(folder, name)
-        key = os.path.normpath(os.path.join(rel, name))
-        mode = os.lstat(path).st_mode
-        if stat.S_ISLNK(mode):
-            found[key] = "link:" + os.readlink(path)
-        elif stat.S_ISREG(mode):
-            digest = hashlib.sha256()
-            with open(path, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
-            found[key] = digest.hexdigest()
-        else:
-            found[key] = "special"
-print(json.dumps(found))
 """
 
 
@@ -341,16 +313,9 @@ class TestRunner:
         return TestReport(OK, result.returncode, parsed.outcomes, result.duration_s, "", tail)
 
     def fingerprint(self) -> dict[str, str] | None:
-        """Every file of the workspace -> its digest (None when it could not be taken)."""
-        done = self.session.run(
-            [self.python, "-I", "-S", "-c", FINGERPRINT_TREE, str(self.session.root), STATE_DIR],
-            timeout=120,
-        )
-        try:
-            found = json.loads(done.stdout) if done.ok else None
-        except ValueError:
-            return None
-        return found if isinstance(found, dict) else None
+        """Every file of the workspace -> its digest (None when it could not be taken); caches
+        and selfheal's own folder left out (run/freshtree.py)."""
+        return fingerprint(self.session, self.python)
 
     def _planted_at(self, relpath: str) -> str:
         """What stands at a path selfheal reads when it is not a regular file ("" when nothing

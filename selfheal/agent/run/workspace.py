@@ -212,19 +212,38 @@ class Workspace:
     def base_texts(self, relpaths: list[str]) -> dict[str, str]:
         """Several files of the base commit, read by one `git cat-file --batch`."""
         missing = [p for p in dict.fromkeys(relpaths) if p not in self._texts]
-        if any("\n" in p for p in missing):  # the batch protocol is line-based
-            raise WorkspaceError("a file name contains a newline; selfheal cannot read it")
         if missing:
-            request = "".join(f"{self.base_commit}:{p}\n" for p in missing).encode("utf-8")
-            output = self._git("cat-file", "--batch", input=request).stdout
-            for path in missing:
-                header, _, output = output.partition(b"\n")
-                if header.endswith(b" missing"):
-                    raise WorkspaceError(f"{path} is not in the base snapshot")
-                size = int(header.split()[2])
-                self._texts[path] = output[:size].decode("utf-8")
-                output = output[size + 1 :]  # the blob is followed by a newline
+            found = self.base_bytes(missing)
+            absent = next((p for p in missing if p not in found), None)
+            if absent is not None:
+                raise WorkspaceError(f"{absent} is not in the base snapshot")
+            self._texts.update({p: found[p].decode("utf-8") for p in missing})
         return {p: self._texts[p] for p in relpaths}
+
+    def base_bytes(self, relpaths: list[str]) -> dict[str, bytes]:
+        """Files of the base commit as bytes (a symbolic link: where it points), by one `git
+        cat-file --batch`; a path the commit does not hold is left out."""
+        wanted = list(dict.fromkeys(relpaths))
+        if any("\n" in p for p in wanted):  # the batch protocol is line-based
+            raise WorkspaceError("a file name contains a newline; selfheal cannot read it")
+        if not wanted:
+            return {}
+        request = "".join(f"{self.base_commit}:{p}\n" for p in wanted).encode("utf-8")
+        output = self._git("cat-file", "--batch", input=request).stdout
+        found: dict[str, bytes] = {}
+        for path in wanted:
+            header, _, output = output.partition(b"\n")
+            if header.endswith(b" missing"):
+                continue
+            size = int(header.split()[2])
+            found[path] = output[:size]
+            output = output[size + 1 :]  # the blob is followed by a newline
+        return found
+
+    def committed(self) -> frozenset[str]:
+        """Every path the base commit holds (a file the copy's own .gitignore left out is not)."""
+        listed = self._git("ls-tree", "-r", "-z", "--name-only", self.base_commit).stdout
+        return frozenset(n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n)
 
     # -- patches ----------------------------------------------------------------------------
     def _with_scratch_index(self) -> tuple[dict[str, str], Path]:

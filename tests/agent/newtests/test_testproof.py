@@ -18,6 +18,7 @@ from selfheal.agent.newtests.cases import (
     merge_imports,
 )
 from selfheal.agent.newtests.proof import TestProver, new_test_path
+from selfheal.agent.run.freshtree import FreshTree
 from selfheal.agent.run.testcommand import TestCommand
 from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.workspace import Origin, Workspace
@@ -28,6 +29,9 @@ PATCHED = "def area(width, height):\n    return width * height\n"
 REPO = {
     "shapes/__init__.py": "",
     "shapes/core.py": BASE,
+    # a module of the project that keeps a journal beside the package whenever it is imported
+    "shapes/journal.py": "from pathlib import Path\n\n"
+    "Path(__file__).parents[1].joinpath('journal.txt').touch()\n",
     "tests/test_core.py": "from shapes.core import area\n\n\ndef test_square():\n"
     "    assert area(2, 2) == 4\n",
 }
@@ -47,7 +51,8 @@ def prover(make_repo) -> Iterator[tuple[TestProver, Path]]:
             session, TestCommand.parse("python -m pytest", sys.executable, workspace.root), sys.executable,
             timeout=60, test_timeout=10,
         )  # fmt: skip
-        yield TestProver(session, runner, workspace.base_text, sys.executable), workspace.root
+        tree = FreshTree.for_workspace(session, sys.executable, workspace, runner.fingerprint())
+        yield TestProver(runner, tree), workspace.root
     finally:
         session.close()
         workspace.cleanup()
@@ -63,7 +68,8 @@ def test_each_case_gets_its_proof_and_the_workspace_is_left_as_found(prover) -> 
         case("test_rectangle", "assert area(1, 1) == 1"),  # a second test of the same name
     )
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".selfheal" not in str(p)}
-    proven, discarded = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": PATCHED})
+    proof = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": PATCHED})
+    proven, discarded = proof.proven, proof.discarded
 
     kinds = {p.case.name: (p.kind, p.fails_on_base, p.passes_on_patch) for p in proven}
     assert kinds == {
@@ -84,7 +90,8 @@ def test_each_case_gets_its_proof_and_the_workspace_is_left_as_found(prover) -> 
 def test_a_file_the_patched_code_cannot_import_is_discarded_whole(prover) -> None:
     proving, _ = prover
     cases = (case("test_a", "assert area(1, 2) == 2", imports=("from shapes.core import volume",)),)
-    proven, discarded = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": PATCHED})
+    proof = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": PATCHED})
+    proven, discarded = proof.proven, proof.discarded
     assert proven == []
     [(dropped, why)] = discarded
     assert dropped.name == "test_a" and why.startswith("does not run on the patched code")
@@ -133,7 +140,7 @@ def test_the_test_file_goes_beside_the_failing_tests_with_a_free_name() -> None:
 def test_a_shipped_file_runs_green_with_plain_pytest(prover, tmp_path: Path) -> None:
     proving, root = prover
     cases = (case("test_rectangle", "assert area(2, 3) == 6"),)
-    proven, _ = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": PATCHED})
+    proven = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": PATCHED}).proven
     (root / "shapes" / "core.py").write_text(PATCHED)
     (root / "tests" / "test_gen.py").write_text(TestFile("tests/test_gen.py", cases).render())
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/test_gen.py"], cwd=root,
@@ -184,3 +191,47 @@ def test_ordinary_generated_tests_still_pass_the_check() -> None:
     )  # fmt: skip
     assert check_case_code(with_tmp) is None
     assert check("assert open('data.txt').read() == ''") is None  # reads inside the project: contained
+
+
+WRITER = (
+    PATCHED
+    + "\nimport os\nopen(os.path.join(os.path.dirname(__file__), '..', 'planted.txt'), 'w').write('x')\n"
+)
+
+
+def test_a_file_the_patched_code_writes_in_the_proof_run_refuses_the_patch(prover) -> None:
+    proving, root = prover
+    cases = (case("test_rectangle", "assert area(2, 3) == 6"),)
+    proof = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": WRITER})
+    assert proof.patch_wrote == ("planted.txt (created)",)
+    assert proof.proven == []
+    assert [why for _, why in proof.discarded] == [
+        "not proven: the patched code changed files outside the patch: planted.txt (created)"
+    ]
+    assert not (root / "planted.txt").exists() and (root / "shapes" / "core.py").read_text() == BASE
+
+
+def test_a_test_whose_run_writes_a_file_on_both_codes_is_discarded_and_the_patch_stands(prover) -> None:
+    proving, root = prover
+    journal = case("test_journal", "assert area(2, 3) == 6", imports=(*IMPORT, "import shapes.journal"))
+    proof = proving.prove(TestFile("tests/test_gen.py", (journal,)), {"shapes/core.py": PATCHED})
+    assert proof.patch_wrote == () and proof.proven == []
+    assert [why for _, why in proof.discarded] == [
+        "not proven: its run changed files outside the test: journal.txt (created)"
+    ]
+    assert not (root / "journal.txt").exists()
+
+
+def test_what_an_earlier_run_planted_is_not_there_in_the_proof_runs(prover) -> None:
+    """A conftest.py that turns every failure into a pass, left by an earlier run: without it the
+    new test fails on the base code, as it does."""
+    proving, root = prover
+    (root / "tests" / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n"
+        "        report.outcome = 'passed'\n"
+    )
+    proof = proving.prove(TestFile("tests/test_gen.py", (case("test_rectangle", "assert area(2, 3) == 6"),)),
+                          {"shapes/core.py": PATCHED})  # fmt: skip
+    assert [(p.case.name, p.kind) for p in proof.proven] == [("test_rectangle", FAIL_TO_PASS)]
+    assert proof.patch_wrote == () and not (root / "tests" / "conftest.py").exists()
