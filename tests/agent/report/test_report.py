@@ -198,7 +198,8 @@ def test_the_confidence_is_one_probability_in_the_report_and_the_pull_request_bo
         1, 1, False, 2
     )  # fmt: skip
     assert features["family"] == "comparison-operator" and features["screened_before"] >= 1
-    assert features["open"] is None  # nothing compared the plausible patches in this heal
+    # the plausible patches of this heal were compared, and the tests pin the fix
+    assert features["open"] is False and features["groups_standing"] == 1
     verdict = "ready for review" if confidence["ready"] else "not ready for review: a draft"
     summary = run.text("summary.md")
     ready_at = f"(ready at {shipped.threshold:.2f} or more)"
