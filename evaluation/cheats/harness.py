@@ -199,7 +199,7 @@ def heal_with_scripted_claude(
     try:
         env = {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.url}
         changes = {"search_share": 0.0, "spec_tests": None, "qa_adversarial": None, "critic": None,
-                   "memory": None, "parallel": 1, **setup_changes}  # fmt: skip
+                   "judge": None, "memory": None, "parallel": 1, **setup_changes}  # fmt: skip
         setup = replace(setup_for(ProviderSettings(provider="anthropic"), env), **changes)
         config = build_config(repo, {"python": sys.executable, "sandbox": "local", **flags})
         sandbox, _ = choose_sandbox_for(config)
