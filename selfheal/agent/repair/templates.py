@@ -49,6 +49,8 @@ from selfheal.agent.repair.literal_templates import (
     sibling_constants,
 )
 from selfheal.agent.repair.mutation import FunctionFacts, ModuleFacts, Mutation, called_name, header_nodes
+from selfheal.agent.repair.operand_offsets import operand_offsets
+from selfheal.agent.repair.scope import scope_at
 
 
 def template_mutations(
@@ -59,22 +61,24 @@ def template_mutations(
     module: ModuleFacts,
 ) -> Iterator[Mutation]:
     """Every template that applies to one statement: its expressions, then the statement."""
+    scope = scope_at(src, statement, parents, facts, module)
     for header in header_nodes(statement):
         for node in ast.walk(header):
-            yield from _node_templates(src, node, parents, facts)
+            yield from _node_templates(src, node, parents, facts, scope)
     yield from accumulate(src, statement, parents, facts)
     yield from none_test(src, statement)
     yield from branch_order(src, statement, parents)
     yield from index_steps(src, statement, parents, facts)
+    yield from operand_offsets(src, statement, parents, facts, scope)
 
 
-def _node_templates(src, node, parents, facts) -> Iterator[Mutation]:
+def _node_templates(src, node, parents, facts, scope) -> Iterator[Mutation]:
     if isinstance(node, ast.BinOp):
         yield from drop_one(src, node)
         yield from regroup(src, node)
         yield from union_order(src, node)
     elif isinstance(node, ast.Call):
-        yield from bounded_arguments(src, node, facts)
+        yield from bounded_arguments(src, node, facts, scope)
         yield from limited_split(src, node)
     elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
         yield from negative_bound(src, node)
