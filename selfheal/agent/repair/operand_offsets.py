@@ -147,7 +147,7 @@ def direction_weights(kind: str, base: float) -> list[tuple[str, float]]:
     a direction never seen still gets a chance) over the likelier one's."""
     plus, minus = DIRECTION_COUNTS[kind]
     top = max(plus, minus) + 1
-    weights = [("-", base * (minus + 1) / top), ("+", base * (plus + 1) / top)]
+    weights = [("-", base * ((minus + 1) / top)), ("+", base * ((plus + 1) / top))]
     return sorted(weights, key=lambda entry: -entry[1])
 
 
