@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from selfheal.agent.repair.edits import Edit, SourceFile
 from selfheal.agent.repair.mutation import (
     FunctionFacts,
+    ModuleFacts,
     Mutation,
     called_name,
     header_nodes,
@@ -113,10 +114,11 @@ def operand_offsets(
     statement: ast.stmt,
     parents: dict[ast.AST, ast.AST],
     facts: FunctionFacts,
+    module: ModuleFacts,
     scope: Scope,
 ) -> Iterator[Mutation]:
     """The best `MAX_PER_STATEMENT` operand offsets of one statement, best first."""
-    sites = _sites(src, statement, parents, facts, scope)
+    sites = _sites(src, statement, parents, facts, scope, module.modules)
     found: list[tuple[Mutation, int]] = []
     for order, site in enumerate(sites):
         text = src.segment(site.node)
@@ -151,8 +153,7 @@ def direction_weights(kind: str, base: float) -> list[tuple[str, float]]:
     return sorted(weights, key=lambda entry: -entry[1])
 
 
-def _sites(src, statement, parents, facts: FunctionFacts, scope: Scope) -> list[_Site]:
-    imported = _imported_names(src.tree)
+def _sites(src, statement, parents, facts: FunctionFacts, scope: Scope, imported: set[str]) -> list[_Site]:
     sites: list[_Site] = []
     seen: set[int] = set()
 
@@ -288,11 +289,3 @@ def _textual(node: ast.expr, scope: Scope) -> bool:
     if isinstance(node, ast.Call):
         return called_name(node) in NON_NUMERIC_CALLS
     return False
-
-
-def _imported_names(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
-    return names

@@ -58,11 +58,14 @@ def synthesized_mutations(
     module: ModuleFacts,
     evidence: ValueEvidence,
     limit: int = MAX_PER_STATEMENT,
+    scope: Scope | None = None,
 ) -> list[Mutation]:
-    """The best `limit` synthesized repairs of one statement, best first."""
+    """The best `limit` synthesized repairs of one statement, best first (`scope`: the statement's,
+    when the caller has it already)."""
     if limit <= 0 or not isinstance(facts.function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return []
-    scope = scope_at(src, statement, parents, facts, module)
+    if scope is None:
+        scope = scope_at(src, statement, parents, facts, module)
     groups: list[list[Mutation]] = []
     for node, role in value_positions(src, statement):
         groups.append(

@@ -91,7 +91,7 @@ def offsets_at(text: str) -> list[str]:
     src, statement, parents, facts, module = _setup(text)
     scope = scope_at(src, statement, parents, facts, module)
     found = []
-    for mutation in operand_offsets(src, statement, parents, facts, scope):
+    for mutation in operand_offsets(src, statement, parents, facts, module, scope):
         assert mutation.family == "off-by-one" and mutation.family in PRIORS
         found.append(_changed(mutation.edits))
     return found
@@ -100,7 +100,7 @@ def offsets_at(text: str) -> list[str]:
 def descriptions_at(text: str) -> list[str]:
     src, statement, parents, facts, module = _setup(text)
     scope = scope_at(src, statement, parents, facts, module)
-    return [m.description for m in operand_offsets(src, statement, parents, facts, scope)]
+    return [m.description for m in operand_offsets(src, statement, parents, facts, module, scope)]
 
 
 def every_family_at(text: str) -> list[tuple[str, str, str]]:
@@ -259,7 +259,7 @@ def test_no_operand_offset_repeats_another_familys_edit(statement):
 def _ours(statement: str) -> set[tuple[str, str]]:
     src, node, parents, facts, module = _setup(statement)
     scope = scope_at(src, node, parents, facts, module)
-    return {(m.family, m.description) for m in operand_offsets(src, node, parents, facts, scope)}
+    return {(m.family, m.description) for m in operand_offsets(src, node, parents, facts, module, scope)}
 
 
 def test_positional_locals_are_left_to_bounded_arguments_which_skips_text_and_collections():
@@ -282,8 +282,9 @@ def test_every_offset_changes_the_program():
         if statement is None:
             continue
         facts = FunctionFacts(src, enclosing_function(statement, parents))
-        scope = scope_at(src, statement, parents, facts, ModuleFacts(src))
-        for mutation in operand_offsets(src, statement, parents, facts, scope):
+        module = ModuleFacts(src)
+        scope = scope_at(src, statement, parents, facts, module)
+        for mutation in operand_offsets(src, statement, parents, facts, module, scope):
             new = apply_edits({"m.py": SOURCE}, mutation.edits)
             assert content_key(new) != content_key({"m.py": SOURCE})
             assert " + 1 - 1" not in new["m.py"] and " - 1 + 1" not in new["m.py"]
