@@ -20,7 +20,6 @@ from selfheal.agent.repair.mutation import (
     paren,
     short,
 )
-from selfheal.agent.repair.scope import NON_NUMERIC_KINDS, Scope
 
 # binding strength of binary operators, higher binds tighter (the Python grammar's order)
 PRECEDENCE = {
@@ -60,11 +59,8 @@ def drop_one(src: SourceFile, node: ast.BinOp) -> Iterator[Mutation]:
         )
 
 
-def bounded_arguments(
-    src: SourceFile, node: ast.Call, facts: FunctionFacts, scope: Scope
-) -> Iterator[Mutation]:
-    """`f(x, n)` -> `f(x, n - 1)`: a count or limit passed on one too high or too low; not a
-    value the scope shows is a string, a collection or a flag."""
+def bounded_arguments(src: SourceFile, node: ast.Call, facts: FunctionFacts) -> Iterator[Mutation]:
+    """`f(x, n)` -> `f(x, n - 1)`: a count or limit passed on one too high or too low."""
     name = called_name(node)
     if name in ("range", "len") or name is None:
         return  # the mutation operators already bound these
@@ -74,8 +70,6 @@ def bounded_arguments(
         elif isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self":
             text = src.segment(arg)
         else:
-            continue
-        if scope.kinds.get(text) in NON_NUMERIC_KINDS:
             continue
         for sign, weight in (("-", 0.7), ("+", 0.6)):
             yield Mutation(

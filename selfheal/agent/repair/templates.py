@@ -68,7 +68,7 @@ def template_mutations(
         scope = scope_at(src, statement, parents, facts, module)
     for header in header_nodes(statement):
         for node in ast.walk(header):
-            yield from _node_templates(src, node, parents, facts, scope)
+            yield from _node_templates(src, node, parents, facts)
     yield from accumulate(src, statement, parents, facts)
     yield from none_test(src, statement)
     yield from branch_order(src, statement, parents)
@@ -76,13 +76,13 @@ def template_mutations(
     yield from operand_offsets(src, statement, parents, facts, module, scope)
 
 
-def _node_templates(src, node, parents, facts, scope) -> Iterator[Mutation]:
+def _node_templates(src, node, parents, facts) -> Iterator[Mutation]:
     if isinstance(node, ast.BinOp):
         yield from drop_one(src, node)
         yield from regroup(src, node)
         yield from union_order(src, node)
     elif isinstance(node, ast.Call):
-        yield from bounded_arguments(src, node, facts, scope)
+        yield from bounded_arguments(src, node, facts)
         yield from limited_split(src, node)
     elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
         yield from negative_bound(src, node)
