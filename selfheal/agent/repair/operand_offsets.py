@@ -106,7 +106,14 @@ class _Site:
     kind: str  # a key of DIRECTION_COUNTS
     base: float
     bracket: bool  # `x - 1` needs brackets where it stands
-    context: str  # how the description names where it stands
+    where: str  # the expression it is an operand of, or the function it is passed to; "" for a sum
+
+    def describe(self, old: str, new: str) -> str:
+        if self.kind in ("argument", "argument name", "keyword"):
+            return f"argument `{old}` of `{self.where}(...)` -> `{new}`"
+        if self.where:
+            return f"`{old}` -> `{new}` in `{self.where}`"
+        return f"`{old}` -> `{new}`"
 
 
 def operand_offsets(
@@ -131,12 +138,7 @@ def operand_offsets(
                 edits = (Edit(src.path, end, end, f" {sign} 1"),)
             found.append(
                 (
-                    Mutation(
-                        "off-by-one",
-                        weight,
-                        edits,
-                        site.context.format(old=short(text), new=short(moved)),
-                    ),
+                    Mutation("off-by-one", weight, edits, site.describe(short(text), short(moved))),
                     order,
                 )
             )
@@ -168,7 +170,7 @@ def _sites(src, statement, parents, facts: FunctionFacts, scope: Scope, imported
                 if isinstance(node.op, ast.Mod) and _textual(node.left, scope):
                     continue  # `"%d items" % n` formats text
                 symbol = MULTIPLICATIVE[type(node.op)]
-                where = f"`{{old}}` -> `{{new}}` in `{short(src.segment(node))}`"
+                where = short(src.segment(node))
                 for side in (node.left, node.right):
                     if _movable(side, facts, scope, imported):
                         add(_Site(side, symbol, OPERAND_WEIGHT, True, where))
@@ -180,7 +182,7 @@ def _sites(src, statement, parents, facts: FunctionFacts, scope: Scope, imported
                 and _free_position(node, parents)
                 and _movable_sum(node, facts, scope, imported)
             ):
-                add(_Site(node, "sum", SUM_WEIGHT, False, "`{old}` -> `{new}`"))
+                add(_Site(node, "sum", SUM_WEIGHT, False, ""))
             elif isinstance(node, ast.Call):
                 for site in _argument_sites(src, node, facts, scope, imported):
                     add(site)
@@ -191,17 +193,16 @@ def _argument_sites(src, call: ast.Call, facts, scope, imported) -> Iterator[_Si
     name = called_name(call)
     if name is None or name in BOUND_CALLS:
         return
-    where = f"argument `{{old}}` of `{name}(...)` -> `{{new}}`"
     for arg in call.args:
         if isinstance(arg, ast.Starred) or _passed_on_by_bounded_arguments(arg, facts):
             continue
         if _movable(arg, facts, scope, imported) and not _is_length(arg):
             kind = "argument name" if isinstance(arg, ast.Name) else "argument"
-            yield _Site(arg, kind, ARGUMENT_WEIGHT, False, where)
+            yield _Site(arg, kind, ARGUMENT_WEIGHT, False, name)
     for keyword in call.keywords:
         value = keyword.value
         if keyword.arg is not None and _movable(value, facts, scope, imported) and not _is_length(value):
-            yield _Site(value, "keyword", ARGUMENT_WEIGHT, False, where)
+            yield _Site(value, "keyword", ARGUMENT_WEIGHT, False, name)
 
 
 def _passed_on_by_bounded_arguments(arg: ast.expr, facts: FunctionFacts) -> bool:

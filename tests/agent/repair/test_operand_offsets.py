@@ -62,6 +62,7 @@ SOURCE = textwrap.dedent('''
             self.draw(grid.origin, LIMIT, count=row, size=len(names), key=total(names), title=TITLE)
             shown = show(names, label, row, self.width)
             wide = row * col * grid.origin * spec.width * self.width * LIMIT * total(names)
+            braced = {"a": row}["a"] * col
             for i in range(col, len(names) - row):
                 pass
             return wrap(row, len(names) + col)
@@ -198,6 +199,13 @@ def test_call_arguments_the_other_families_leave_are_moved():
 )
 def test_text_collections_constants_and_covered_sites_are_not_moved(statement, expected):
     assert offsets_at(statement) == expected
+
+
+def test_braces_in_the_expression_are_described_as_written():
+    assert descriptions_at("braced = ") == [
+        '`col` -> `col - 1` in `{"a": row}["a"] * col`',
+        '`col` -> `col + 1` in `{"a": row}["a"] * col`',
+    ]
 
 
 def test_a_string_repeated_moves_only_its_count():
