@@ -3,7 +3,8 @@
 Methods of the same class with related names come from `sibling_methods`.
 
 Also the bounds a call sets: `range(...)` and `len(...)` get the off-by-one sites of
-`bound_operators`.
+`bound_operators`; `len(...)` as an operand of arithmetic is moved by `operand_offsets` instead,
+which brackets it as the operator needs (`(len(xs) - 1) * n`) and moves a sum once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from selfheal.agent.repair.bound_operators import off_by_one_sites
 from selfheal.agent.repair.edits import Edit
 from selfheal.agent.repair.mutation import ATOMS, Mutation, paren, short
+from selfheal.agent.repair.operand_offsets import in_arithmetic
 from selfheal.agent.repair.sibling_methods import sibling_method_mutations
 
 FUNCTION_SWAPS = {
@@ -79,7 +81,7 @@ UNWRAP_CALLS = {
 UNWRAP_METHODS = {"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "copy"}
 
 
-def call_mutations(src, node: ast.Call, facts, module) -> Iterator[Mutation]:
+def call_mutations(src, node: ast.Call, parents, facts, module) -> Iterator[Mutation]:
     path = src.path
     func = node.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
@@ -140,5 +142,5 @@ def call_mutations(src, node: ast.Call, facts, module) -> Iterator[Mutation]:
         )
     if isinstance(func, ast.Name) and name == "range":
         yield from off_by_one_sites(src, list(node.args), node, "range bound")
-    if isinstance(func, ast.Name) and name == "len":
+    if isinstance(func, ast.Name) and name == "len" and not in_arithmetic(node, parents):
         yield from off_by_one_sites(src, [node], node, "length")

@@ -229,7 +229,7 @@ def expression_mutations(src, node, parents, facts, module) -> Iterator[Mutation
             yield from off_by_one_sites(src, [node.slice], node, "index")
 
     elif isinstance(node, ast.Call):
-        yield from call_mutations(src, node, facts, module)
+        yield from call_mutations(src, node, parents, facts, module)
 
     elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
         parent = parents.get(node)

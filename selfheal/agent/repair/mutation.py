@@ -288,9 +288,12 @@ class ModuleFacts:
         # (class, name) -> the assignment in the class's body binding it (`RE = re.compile(...)`)
         self.class_definitions: dict[tuple[str, str], ast.stmt] = {}
         self.class_bases: dict[str, list[str]] = {}  # class -> the names of its bases
+        self.modules: set[str] = set()  # names `import x` binds: `x.y` is the module's, not the program's
         for node in ast.walk(src.tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 self.attributes.setdefault(node.value.id, set()).add(node.attr)
+            elif isinstance(node, ast.Import):
+                self.modules |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
             elif isinstance(node, ast.Name):
                 self.names.add(node.id)
             elif isinstance(node, ast.alias):

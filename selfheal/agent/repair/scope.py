@@ -63,6 +63,8 @@ STR_METHODS = {
     "isalpha",
 }
 WEAK_KINDS = ("iterable", "object")
+# kinds of a value that is not a number: moving it by one or adding a number to it is absurd
+NON_NUMERIC_KINDS = ("list", "set", "dict", "str", "iterable", "object", "bool")
 METHOD_KINDS = {"append": "list", "extend": "list", "insert": "list", "add": "set", "setdefault": "dict"}
 
 

@@ -33,6 +33,7 @@ from selfheal.agent.repair.mutation import (
     statement_at,
 )
 from selfheal.agent.repair.operators import statement_mutations
+from selfheal.agent.repair.scope import scope_at
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn, Screening
 from selfheal.agent.repair.synthesis import MAX_PER_STATEMENT, synthesized_mutations
 from selfheal.agent.repair.templates import template_mutations
@@ -176,14 +177,22 @@ class SearchStrategy:
         for path, statement, score, function_name in sites:
             src, parents, module = files[path]
             facts = FunctionFacts(src, enclosing_function(statement, parents))
+            scope = scope_at(src, statement, parents, facts, module)
             synthesized = synthesized_mutations(
-                src, statement, parents, facts, module, values, limit=min(MAX_PER_STATEMENT, synthesized_left)
+                src,
+                statement,
+                parents,
+                facts,
+                module,
+                values,
+                limit=min(MAX_PER_STATEMENT, synthesized_left),
+                scope=scope,
             )
             synthesized_left -= len(synthesized)
             mutations = itertools.chain(
                 directed_mutations(src, statement, parents, facts, evidence, context.sources),
                 statement_mutations(src, statement, parents, facts, module, context.hints),
-                template_mutations(src, statement, parents, facts, module),
+                template_mutations(src, statement, parents, facts, module, scope),
                 synthesized,  # last: a candidate another family also makes keeps that family's name
             )
             for mutation in mutations:

@@ -19,7 +19,7 @@ import ast
 
 from selfheal.agent.repair.edits import Edit, SourceFile
 from selfheal.agent.repair.mutation import ATOMS, FunctionFacts, ModuleFacts, Mutation, header_nodes, short
-from selfheal.agent.repair.scope import STR_METHODS, Scope, name_of, scope_at
+from selfheal.agent.repair.scope import NON_NUMERIC_KINDS, STR_METHODS, Scope, name_of, scope_at
 from selfheal.agent.repair.value_evidence import ValueEvidence
 
 MAX_PER_STATEMENT = 24
@@ -45,7 +45,6 @@ NEUTRAL_SWAPS = {
     'float("inf")': ('float("-inf")', "None", "0"),
     'float("-inf")': ('float("inf")', "None", "0"),
 }
-NON_NUMERIC_KINDS = ("list", "set", "dict", "str", "iterable", "object", "bool")
 TEXT_CALLS = {"str", "repr", "format", "join", "chr", *STR_METHODS}
 # a binary operator that binds at least as tightly as `+`/`-` needs no brackets before ` + n`
 TIGHT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
@@ -59,11 +58,14 @@ def synthesized_mutations(
     module: ModuleFacts,
     evidence: ValueEvidence,
     limit: int = MAX_PER_STATEMENT,
+    scope: Scope | None = None,
 ) -> list[Mutation]:
-    """The best `limit` synthesized repairs of one statement, best first."""
+    """The best `limit` synthesized repairs of one statement, best first (`scope`: the statement's,
+    when the caller has it already)."""
     if limit <= 0 or not isinstance(facts.function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return []
-    scope = scope_at(src, statement, parents, facts, module)
+    if scope is None:
+        scope = scope_at(src, statement, parents, facts, module)
     groups: list[list[Mutation]] = []
     for node, role in value_positions(src, statement):
         groups.append(

@@ -9,12 +9,13 @@ normalise a value before comparing it (`w in S` -> `w.lower() in S`), limit a sp
 lazy, swap the fields of a date format, pick a sibling constant (`ROUND_DOWN` ->
 `ROUND_HALF_UP`), count a negative slice bound from the length (`x[-n:]` is all of `x` when n is
 0), check a narrow case before the broad one that shadows it (`if/elif` order), invert a unit
-scale (`1000.0` -> `0.001`), or step a position back after removing the element there
-(`xs.remove(x)` -> `xs.remove(x); i -= 1`).
+scale (`1000.0` -> `0.001`), step a position back after removing the element there
+(`xs.remove(x)` -> `xs.remove(x); i -= 1`), or move a value by one where arithmetic or a call
+uses it (`page * n` -> `(page - 1) * n`).
 Each yields `Mutation`s for one suspicious statement, like the operators in `operators`, and is
 ranked the same way (suspiciousness x prior). The templates live in `arithmetic_templates`,
-`argument_templates`, `check_templates`, `literal_templates` and `index_templates`; the order
-here is kept: ties in the search's ranking fall back on it.
+`argument_templates`, `check_templates`, `literal_templates`, `index_templates` and
+`operand_offsets`; the order here is kept: ties in the search's ranking fall back on it.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ from selfheal.agent.repair.literal_templates import (
     sibling_constants,
 )
 from selfheal.agent.repair.mutation import FunctionFacts, ModuleFacts, Mutation, called_name, header_nodes
+from selfheal.agent.repair.operand_offsets import operand_offsets
+from selfheal.agent.repair.scope import Scope, scope_at
 
 
 def template_mutations(
@@ -57,8 +60,12 @@ def template_mutations(
     parents: dict[ast.AST, ast.AST],
     facts: FunctionFacts,
     module: ModuleFacts,
+    scope: Scope | None = None,
 ) -> Iterator[Mutation]:
-    """Every template that applies to one statement: its expressions, then the statement."""
+    """Every template that applies to one statement: its expressions, then the statement
+    (`scope`: the statement's, when the caller has it already)."""
+    if scope is None:
+        scope = scope_at(src, statement, parents, facts, module)
     for header in header_nodes(statement):
         for node in ast.walk(header):
             yield from _node_templates(src, node, parents, facts)
@@ -66,6 +73,7 @@ def template_mutations(
     yield from none_test(src, statement)
     yield from branch_order(src, statement, parents)
     yield from index_steps(src, statement, parents, facts)
+    yield from operand_offsets(src, statement, parents, facts, module, scope)
 
 
 def _node_templates(src, node, parents, facts) -> Iterator[Mutation]:

@@ -69,7 +69,12 @@ def test_loop_header_mutations():
         "    for i in range(len(values) - size, start):  # trailing comment < keep" in found["argument-swap"]
     )
     assert (
-        "    for i in range(start, len(values) - 1 - size):  # trailing comment < keep" in found["off-by-one"]
+        "    for i in range(start, len(values) - size - 1):  # trailing comment < keep" in found["off-by-one"]
+    )
+    # `len(values)` inside the sum is not moved on its own: that is the whole bound moved, again
+    assert (
+        "    for i in range(start, len(values) - 1 - size):  # trailing comment < keep"
+        not in found["off-by-one"]
     )
 
 
