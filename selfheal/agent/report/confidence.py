@@ -229,13 +229,15 @@ def assess(result: HealResult, calibration: Calibration | None = None) -> Confid
     model = calibration or load_calibration()
     features = measure(result)
     probability = round(model.probability(features), 2)
-    ready = result.status == HEALED and probability >= model.threshold
+    # a fix the tests leave open is a draft whatever the model says: which fix is meant, the
+    # tests do not tell, and the pull request asks the reviewer to decide
+    ready = result.status == HEALED and probability >= model.threshold and not features.get("open")
     reasons = concerns(features, model)
     if result.status == PARTIAL:
         reasons.insert(0, "only part of the failing tests pass")
     elif result.status != HEALED:
         reasons.insert(0, f"the verdict does not hold (status {result.status})")
-    elif not ready:
+    elif probability < model.threshold:
         below = (
             f"the probability {probability:.2f} is below the ready-for-review threshold {model.threshold:.2f}"
         )

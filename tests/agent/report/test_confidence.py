@@ -219,6 +219,19 @@ def test_tests_that_allow_more_than_one_fix_are_said_in_words():
     )
 
 
+def test_a_fix_the_tests_leave_open_is_never_ready_whatever_its_probability():
+    groups = (BehaviourGroup(("a",), "pa", shipped=True), BehaviourGroup(("b",), "pb"))
+    trusting = Calibration(version="test-2", intercept=3.0, terms=(), threshold=0.8)
+    confidence = assess(
+        healed(disagreement=Disagreement(groups=groups, plausible=2, measured=True)), trusting
+    )
+    assert (confidence.probability, confidence.ready) == (0.95, False)
+    assert confidence.reasons[0] == (
+        "the tests allow more than one fix: 2 groups of plausible patches behave differently on generated "
+        "inputs"
+    )
+
+
 def test_only_a_healed_patch_can_be_ready():
     partial = assess(healed(status=PARTIAL), MODEL)
     assert (partial.probability, partial.ready) == (0.82, False)
