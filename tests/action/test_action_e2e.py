@@ -402,6 +402,8 @@ def test_tests_that_leave_the_fix_open_give_a_draft_with_where_the_fixes_differ(
     body = pull["body"]
     assert body.splitlines()[2] == "### The tests allow more than one fix"
     assert "| input | before the patch | fix 1 (shipped) | fix 2 " in body
+    # page 2, where `page // per_page` and `(page - 1) * per_page` part ways, is among the inputs shown
+    assert "| `page_slice(list(range(10)), 2, 3)` | `[6, 7, 8]` |" in body
     assert "a test that decides for fix 1 (shipped)" in body
     report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
     found = report["disagreement"]
