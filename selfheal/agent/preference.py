@@ -17,7 +17,7 @@ do. Within each strategy's candidates (the strategy's order breaks ties):
 4. The one that changes the least behaviour on generated inputs comes first (DESIGN, "among
    plausible patches prefer ... the one that changes the least behaviour on generated inputs
    outside the failing ones"): the edge-case generator's inputs run on the base and on each
-   candidate (agent/newtests/edgecases/behaviour.py), and a candidate is charged one per input
+   candidate (agent/probing.py, each version run once per heal), and a candidate is charged one per input
    whose outcome it changes, compared by powers of two (`Preference.scale`). Measured only when
    a strategy has several candidates to order.
 """
