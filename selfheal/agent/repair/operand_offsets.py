@@ -17,7 +17,10 @@ or slice bound, a comparison operand and `range(...)`'s bounds (`bound_operators
 outside arithmetic (`call_operators`), a local or `self` attribute passed positionally
 (`arithmetic_templates.bounded_arguments`), any sum holding a constant (the literal families move
 the constant). A value the scope shows is not a number (a string, a collection, a flag) is not
-moved, nor a sum that builds text.
+moved, nor a sum that builds text, nor a real-valued amount (a parameter annotated `float` or
+`Decimal`, a name bound to a float, a `float(...)`/`Decimal(...)` or a true division): an
+off-by-one is a counting error, and moving a money amount or a rate by one unit only ever fits a
+test by coincidence.
 
 Which direction comes first is counted, not guessed: `DIRECTION_COUNTS` holds how often each site
 holds `x + 1` and `x - 1` in correct code (evaluation/offbyone_directions.py). At most
@@ -98,6 +101,7 @@ NON_NUMERIC_CALLS = {
     *STR_METHODS,
 }
 BOUND_CALLS = ("range", "len")  # their arguments are the bound operators' (or moving them is absurd)
+REAL_TYPES = {"float", "Decimal", "Fraction", "complex"}  # annotations and calls of real amounts
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,7 @@ def direction_weights(kind: str, base: float) -> list[tuple[str, float]]:
 
 
 def _sites(src, statement, parents, facts: FunctionFacts, scope: Scope, imported: set[str]) -> list[_Site]:
+    values = _Values(facts, scope, imported, real_names(facts.function))
     sites: list[_Site] = []
     seen: set[int] = set()
 
@@ -172,36 +177,36 @@ def _sites(src, statement, parents, facts: FunctionFacts, scope: Scope, imported
                 symbol = MULTIPLICATIVE[type(node.op)]
                 where = short(src.segment(node))
                 for side in (node.left, node.right):
-                    if _movable(side, facts, scope, imported):
+                    if _movable(side, values):
                         add(_Site(side, symbol, OPERAND_WEIGHT, True, where))
-                    elif _movable_sum(side, facts, scope, imported):
+                    elif _movable_sum(side, values):
                         add(_Site(side, symbol, OPERAND_WEIGHT, False, where))
             elif (
                 _is_sum(node)
                 and not _is_sum(parents.get(node))
                 and _free_position(node, parents)
-                and _movable_sum(node, facts, scope, imported)
+                and _movable_sum(node, values)
             ):
                 add(_Site(node, "sum", SUM_WEIGHT, False, ""))
             elif isinstance(node, ast.Call):
-                for site in _argument_sites(src, node, facts, scope, imported):
+                for site in _argument_sites(node, values):
                     add(site)
     return sites
 
 
-def _argument_sites(src, call: ast.Call, facts, scope, imported) -> Iterator[_Site]:
+def _argument_sites(call: ast.Call, values: _Values) -> Iterator[_Site]:
     name = called_name(call)
     if name is None or name in BOUND_CALLS:
         return
     for arg in call.args:
-        if isinstance(arg, ast.Starred) or _passed_on_by_bounded_arguments(arg, facts):
+        if isinstance(arg, ast.Starred) or _passed_on_by_bounded_arguments(arg, values.facts):
             continue
-        if _movable(arg, facts, scope, imported) and not _is_length(arg):
+        if _movable(arg, values) and not _is_length(arg):
             kind = "argument name" if isinstance(arg, ast.Name) else "argument"
             yield _Site(arg, kind, ARGUMENT_WEIGHT, False, name)
     for keyword in call.keywords:
         value = keyword.value
-        if keyword.arg is not None and _movable(value, facts, scope, imported) and not _is_length(value):
+        if keyword.arg is not None and _movable(value, values) and not _is_length(value):
             yield _Site(value, "keyword", ARGUMENT_WEIGHT, False, name)
 
 
@@ -225,25 +230,36 @@ def _free_position(node: ast.expr, parents) -> bool:
     return not (isinstance(parent, ast.Call) and node in parent.args and called_name(parent) in BOUND_CALLS)
 
 
-def _movable(node: ast.expr, facts: FunctionFacts, scope: Scope, imported: set[str]) -> bool:
-    """A name, attribute or call result that may be a number."""
+@dataclass(frozen=True)
+class _Values:
+    """What says whether a value of the statement may be a count."""
+
+    facts: FunctionFacts
+    scope: Scope
+    modules: set[str]  # names bound by `import x`
+    real: set[str]  # names bound to real amounts
+
+
+def _movable(node: ast.expr, values: _Values) -> bool:
+    """A name, attribute or call result that may be a count."""
+    scope = values.scope
     if isinstance(node, ast.Name):
-        known = node.id in facts.scope_names or scope.kinds.get(node.id) == "number"
-        return known and scope.kinds.get(node.id) not in NON_NUMERIC_KINDS
+        known = node.id in values.facts.scope_names or scope.kinds.get(node.id) == "number"
+        return known and scope.kinds.get(node.id) not in NON_NUMERIC_KINDS and node.id not in values.real
     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
         root = node.value
         while isinstance(root, ast.Attribute):
             root = root.value
-        if isinstance(root, ast.Name) and root.id in imported:
+        if isinstance(root, ast.Name) and root.id in values.modules:
             return False  # `math.pi`, `sys.maxsize`: a module's constant, not the program's count
         text = f"self.{node.attr}" if isinstance(node.value, ast.Name) and node.value.id == "self" else None
         return text is None or scope.kinds.get(text) not in NON_NUMERIC_KINDS
     if isinstance(node, ast.Call):
-        return called_name(node) not in NON_NUMERIC_CALLS
+        return called_name(node) not in NON_NUMERIC_CALLS and called_name(node) not in REAL_TYPES
     return False
 
 
-def _movable_sum(node: ast.expr, facts: FunctionFacts, scope: Scope, imported: set[str]) -> bool:
+def _movable_sum(node: ast.expr, values: _Values) -> bool:
     """A sum of values that may be numbers, at least one a name, attribute or call result, with no
     constant term (moving the constant is the literal families' edit)."""
     if not _is_sum(node):
@@ -251,9 +267,9 @@ def _movable_sum(node: ast.expr, facts: FunctionFacts, scope: Scope, imported: s
     terms = _terms(node)
     if any(isinstance(t, (ast.Constant, ast.JoinedStr)) or _negated_constant(t) for t in terms):
         return False
-    if any(_textual(t, scope) for t in terms):
+    if any(_textual(t, values.scope) or _real(t, values.real) for t in terms):
         return False
-    return any(_movable(t, facts, scope, imported) for t in terms)
+    return any(_movable(t, values) for t in terms)
 
 
 def _terms(node: ast.expr) -> list[ast.expr]:
@@ -290,3 +306,65 @@ def _textual(node: ast.expr, scope: Scope) -> bool:
     if isinstance(node, ast.Call):
         return called_name(node) in NON_NUMERIC_CALLS
     return False
+
+
+def real_names(function: ast.AST | None) -> set[str]:
+    """Names the function binds to a real amount rather than a count: parameters annotated
+    `float`, `Decimal` or `Fraction`, and names assigned a float literal, such a call, a true
+    division or another such name (followed until nothing new is found)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    args = function.args
+    found = {
+        arg.arg
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        if _type_name(arg.annotation) in REAL_TYPES
+    }
+    assignments = [
+        (target.id, node.value, node.op if isinstance(node, ast.AugAssign) else None)
+        for node in ast.walk(function)
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    ]
+    found |= {
+        node.target.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and _type_name(node.annotation) in REAL_TYPES
+    }
+    while True:
+        new = {
+            name
+            for name, value, op in assignments
+            if name not in found and (isinstance(op, ast.Div) or _real(value, found))
+        }
+        if not new:
+            return found
+        found |= new
+
+
+def _real(node: ast.expr, real: set[str]) -> bool:
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (float, complex)
+    if isinstance(node, ast.Name):
+        return node.id in real
+    if isinstance(node, ast.Call):
+        return called_name(node) in REAL_TYPES
+    if isinstance(node, ast.UnaryOp):
+        return _real(node.operand, real)
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.Div) or _real(node.left, real) or _real(node.right, real)
+    return False
+
+
+def _type_name(annotation: ast.AST | None) -> str | None:
+    """`float`, `Decimal`, `decimal.Decimal`, `"Decimal"`: the annotation's last name."""
+    if isinstance(annotation, ast.Name):
+        return annotation.id
+    if isinstance(annotation, ast.Attribute):
+        return annotation.attr
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.rsplit(".", 1)[-1]
+    return None

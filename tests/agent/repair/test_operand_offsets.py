@@ -66,6 +66,18 @@ SOURCE = textwrap.dedent('''
             for i in range(col, len(names) - row):
                 pass
             return wrap(row, len(names) + col)
+
+
+    def repay(principal: Decimal, rate, months: int):
+        balance = principal
+        spread = 0.5
+        for month in range(months):
+            interest = to_cents(balance * rate)
+            cut = spread * month
+            payment = balance + interest
+            fee = to_cents(principal / months * month)
+            mean = total(month) / months
+            late = mean * month
 ''').lstrip()
 
 
@@ -206,6 +218,24 @@ def test_braces_in_the_expression_are_described_as_written():
         '`col` -> `col - 1` in `{"a": row}["a"] * col`',
         '`col` -> `col + 1` in `{"a": row}["a"] * col`',
     ]
+
+
+def test_a_real_amount_is_not_moved_by_one():
+    # `balance` is the Decimal principal: moving a money amount by one fits a test by coincidence
+    assert offsets_at("interest = to_cents(balance * rate)") == [
+        "interest = to_cents(balance * (rate - 1))",
+        "interest = to_cents(balance * (rate + 1))",
+    ]
+    assert offsets_at("cut = spread * month") == ["cut = spread * (month - 1)", "cut = spread * (month + 1)"]
+    assert offsets_at("payment = balance + interest") == []  # a sum of amounts
+    assert offsets_at("fee = to_cents(principal / months * month)") == [
+        "fee = to_cents(principal / months * (month - 1))",
+        "fee = to_cents(principal / (months - 1) * month)",
+        "fee = to_cents(principal / months * (month + 1))",
+        "fee = to_cents(principal / (months + 1) * month)",
+    ]
+    # a true division's result is a real amount too
+    assert offsets_at("late = mean * month") == ["late = mean * (month - 1)", "late = mean * (month + 1)"]
 
 
 def test_a_string_repeated_moves_only_its_count():
