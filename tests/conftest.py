@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,20 @@ pytest_plugins = (
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 SCHEMA = ROOT / "contracts" / "heal-report.schema.json"
+# selfheal's own sections (confidence, disagreement): the shared contract allows extra fields
+SECTIONS_SCHEMA = ROOT / "contracts" / "heal-report.selfheal.schema.json"
+
+
+def report_errors(report: dict) -> list[str]:
+    """What keeps report.json from meeting the shared contract and selfheal's sections."""
+    import jsonschema
+
+    errors = []
+    for path in (SCHEMA, SECTIONS_SCHEMA):
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        validator = jsonschema.Draft202012Validator(schema)
+        errors += [f"{path.name}: {e.json_path}: {e.message}" for e in validator.iter_errors(report)]
+    return errors
 
 
 def git(cwd: Path, *args: str) -> str:

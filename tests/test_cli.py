@@ -234,7 +234,7 @@ def _unknown_role(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Patter
     return (
         [str(repo), "--role", "planner=ollama:llama3.2"],
         "selfheal: --role unknown role 'planner'; roles are: spec_tests, qa_adversarial, "
-        "debugger, generator, critic, memory",
+        "debugger, generator, critic, judge, memory",
     )
 
 

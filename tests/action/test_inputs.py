@@ -51,7 +51,7 @@ def test_the_provider_follows_what_the_workflow_gave() -> None:
             {"INPUT_ANTHROPIC-API-KEY": "sk-x", "INPUT_ROLES": "critic=ollama"},
             "provider ollama needs the input ollama-host",
         ),
-        ({"INPUT_ROLES": "judge=anthropic"}, "input roles: unknown role 'judge'"),
+        ({"INPUT_ROLES": "planner=anthropic"}, "input roles: unknown role 'planner'"),
         ({"INPUT_ROLES": "generator"}, "input roles: 'generator': expected ROLE=PROVIDER"),
         ({"INPUT_MODEL": "claude-opus-5"}, "input model names a model, but provider is none"),
         ({"INPUT_MAX-USD": "0"}, "input max-usd: must be positive"),

@@ -48,7 +48,7 @@ def test_the_provider_follows_the_servers_environment_and_keys_stay_out_of_the_r
         ),
         (("--provider", "ollama"), "provider ollama: set OLLAMA_HOST in the server's environment"),
         (("--role", "generator=ollama"), "provider ollama: set OLLAMA_HOST"),
-        (("--role", "judge=none"), "--role unknown role 'judge'"),
+        (("--role", "planner=none"), "--role unknown role 'planner'"),
         (("--daily-usd-cap", "0"), "--daily-usd-cap 0.0: must be positive"),
     ],
 )

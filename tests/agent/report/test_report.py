@@ -13,7 +13,7 @@ import pytest
 
 from selfheal.agent.report.confidence import FEATURES, load_calibration
 from selfheal.cli import main
-from tests.conftest import SCHEMA, git, write_tree
+from tests.conftest import SCHEMA, SECTIONS_SCHEMA, git, report_errors, write_tree
 
 SHARED_SCHEMA = Path(__file__).resolve().parents[4] / "shared" / "contracts" / "heal-report.schema.json"
 
@@ -129,12 +129,18 @@ def test_report_validates_against_the_schema(status, heal_of, schema):
     assert run.report["status"] == status
     assert run.code == EXIT_CODES[status]
     jsonschema.validate(run.report, schema, cls=jsonschema.Draft202012Validator)
+    assert report_errors(run.report) == []
     assert run.report["patch"] == run.text("patch.diff")
 
 
-def test_the_contract_describes_the_confidence_and_older_reports_still_meet_it(heal_of, schema):
+def test_the_sections_schema_describes_the_confidence_and_older_reports_still_meet_it(heal_of, schema):
     report = heal_of("healed").report
-    validator = jsonschema.Draft202012Validator(schema)
+    assert not list(jsonschema.Draft202012Validator(schema).iter_errors(report))
+    sections = json.loads(SECTIONS_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(sections)
+    # the shared contract leaves these sections to selfheal: none of its properties is redefined
+    assert not set(sections["properties"]) & set(schema["properties"])
+    validator = jsonschema.Draft202012Validator(sections)
     assert not list(validator.iter_errors(report))
     older = {k: v for k, v in report.items() if k != "confidence"}  # a report from before: still valid
     assert not list(validator.iter_errors(older))

@@ -66,7 +66,7 @@ def test_roles_get_their_providers_shared_where_they_agree(start_anthropic, star
 
     providers = providers_for_roles(settings, env=env)
 
-    assert set(providers) == {"spec_tests", "qa_adversarial", "debugger", "generator", "critic"}
+    assert set(providers) == {"spec_tests", "qa_adversarial", "debugger", "generator", "critic", "judge"}
     assert (
         isinstance(providers["debugger"], OllamaProvider) and providers["debugger"].model == "qwen3-coder:30b"
     )
@@ -75,7 +75,9 @@ def test_roles_get_their_providers_shared_where_they_agree(start_anthropic, star
     )
     assert providers["generator"].model == "claude-sonnet-5-5"
     # one client for the roles that agree on provider, model and endpoint
-    assert providers["generator"] is providers["spec_tests"] is providers["qa_adversarial"]
+    assert (
+        providers["generator"] is providers["spec_tests"] is providers["qa_adversarial"] is providers["judge"]
+    )
     assert providers["critic"] is not providers["generator"]
 
     ledger = UsageLedger()
