@@ -52,6 +52,10 @@ USER = "1000:1000"
 UID = 1000
 LABEL = "selfheal.sandbox"
 OWNER_LABEL = "selfheal.owner"
+# The owner's pid means something only in its own pid namespace: a selfheal in a container run
+# with the host's network shares the host's name but not its pids, and must not take another's
+# live container for one whose owner died.
+OWNER_PIDNS_LABEL = "selfheal.owner-pidns"
 EXPIRES_LABEL = "selfheal.expires"
 CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 GRACE_S = 10.0
@@ -106,9 +110,19 @@ def remove_leftovers(client: Any) -> list[str]:
     return removed
 
 
+def pid_namespace() -> str:
+    """This process's pid namespace, as the kernel names it (empty when /proc does not say)."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+
+
 def _abandoned(labels: dict[str, str], host: str, now: float) -> bool:
     owner_host, _, owner_pid = labels.get(OWNER_LABEL, "").rpartition(":")
-    if owner_host == host and owner_pid.isdigit() and not Path(f"/proc/{owner_pid}").exists():
+    # a container from before the namespace label: its owner's namespace is taken to be ours
+    same_pids = labels.get(OWNER_PIDNS_LABEL, pid_namespace()) == pid_namespace() != ""
+    if owner_host == host and same_pids and owner_pid.isdigit() and not Path(f"/proc/{owner_pid}").exists():
         return True
     try:
         return float(labels.get(EXPIRES_LABEL, "inf")) < now
@@ -191,6 +205,7 @@ class DockerSession:
         self._labels = {
             LABEL: "1",
             OWNER_LABEL: f"{socket.gethostname()}:{os.getpid()}",
+            OWNER_PIDNS_LABEL: pid_namespace(),
             EXPIRES_LABEL: str(int(time.time() + sandbox.lifetime_s)),
         }
         archive = self._archive_of(workspace)

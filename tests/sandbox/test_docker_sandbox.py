@@ -6,6 +6,7 @@ engine and builds the image). Where no engine answers, every test here is skippe
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -19,7 +20,16 @@ from pathlib import Path
 import pytest
 
 from selfheal.sandbox import Limits
-from selfheal.sandbox.container import LABEL, OWNER_LABEL, DockerSandbox, DockerSession, docker_client
+from selfheal.sandbox.container import (
+    LABEL,
+    OWNER_LABEL,
+    OWNER_PIDNS_LABEL,
+    DockerSandbox,
+    DockerSession,
+    docker_client,
+    pid_namespace,
+    remove_leftovers,
+)
 from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SessionLost, SetupFailed
 
 IMAGE = os.environ.get("SELFHEAL_TEST_IMAGE", "selfheal-sandbox:bookworm")
@@ -383,6 +393,28 @@ def test_a_container_killed_from_outside_is_a_lost_session_not_an_engine_error(t
     finally:
         session.close()
     assert ours() == before
+
+
+def test_a_dead_owner_pid_removes_a_container_only_from_the_owner_pid_namespace():
+    """A selfheal in a container with the host's network has the host's name but other pids: the
+    pid of this test's owner means nothing there, and its live containers must survive it."""
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead = f"{socket.gethostname()}:{ended.stdout.strip()}"
+    made = {}
+    try:
+        for name, pidns in (("elsewhere", "pid:[1]"), ("here", pid_namespace())):
+            labels = {LABEL: "1", OWNER_LABEL: dead, OWNER_PIDNS_LABEL: pidns}
+            made[name] = CLIENT.containers.create(IMAGE, ["true"], labels=labels).name
+        remove_leftovers(CLIENT)
+        left = ours(any_owner=True)["containers"]
+        assert made["elsewhere"] in left
+        assert made["here"] not in left
+    finally:
+        for name in made.values():
+            with contextlib.suppress(Exception):
+                CLIENT.containers.get(name).remove(force=True)
 
 
 def test_a_killed_run_leaves_a_container_the_next_start_removes(tmp_path):
