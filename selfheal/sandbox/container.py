@@ -91,7 +91,7 @@ def engine_answers() -> bool:
 def remove_leftovers(client: Any) -> list[str]:
     """Remove containers and volumes of selfheal runs that died without cleaning up."""
     removed = []
-    host = socket.gethostname()
+    host, pidns = socket.gethostname(), pid_namespace()
     now = time.time()
     for kind, items in (
         ("container", client.containers.list(all=True, filters={"label": LABEL})),
@@ -103,7 +103,7 @@ def remove_leftovers(client: Any) -> list[str]:
                 if kind == "container"
                 else item.attrs.get("Labels")
             )
-            if _abandoned(labels or {}, host, now):
+            if _abandoned(labels or {}, host, pidns, now):
                 with contextlib.suppress(Exception):
                     item.remove(force=True)
                     removed.append(item.name)
@@ -118,10 +118,10 @@ def pid_namespace() -> str:
         return ""
 
 
-def _abandoned(labels: dict[str, str], host: str, now: float) -> bool:
+def _abandoned(labels: dict[str, str], host: str, pidns: str, now: float) -> bool:
     owner_host, _, owner_pid = labels.get(OWNER_LABEL, "").rpartition(":")
     # a container from before the namespace label: its owner's namespace is taken to be ours
-    same_pids = labels.get(OWNER_PIDNS_LABEL, pid_namespace()) == pid_namespace() != ""
+    same_pids = labels.get(OWNER_PIDNS_LABEL, pidns) == pidns != ""
     if owner_host == host and same_pids and owner_pid.isdigit() and not Path(f"/proc/{owner_pid}").exists():
         return True
     try:

@@ -128,8 +128,7 @@ def test_report_validates_against_the_schema(status, heal_of, schema):
     run = heal_of(status)
     assert run.report["status"] == status
     assert run.code == EXIT_CODES[status]
-    jsonschema.validate(run.report, schema, cls=jsonschema.Draft202012Validator)
-    assert report_errors(run.report) == []
+    assert report_errors(run.report) == []  # the shared contract and selfheal's sections
     assert run.report["patch"] == run.text("patch.diff")
 
 
