@@ -50,6 +50,7 @@ CANDIDATE_TERMS: tuple[Term, ...] = (
     Term("failing_tests:one", "failing_tests", "equals", argument=1),
     Term("new_tests_proven:log2", "new_tests_proven", "log2p1"),
     Term("patch_lines:log2", "patch_lines", "log2p1"),
+    Term("source_lines:log2", "source_lines", "log2p1"),
     Term("fixes:several", "fixes", "at_least", argument=2),
 )
 MIN_KNOWN = 0.8  # a term's feature must be measured for this share of the heals

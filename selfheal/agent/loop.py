@@ -36,6 +36,7 @@ from selfheal.agent.prepare import (
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.repair.strategy import RepairStrategy
 from selfheal.agent.report.checkpoints import Checkpoint
+from selfheal.agent.report.confidence import code_lines
 from selfheal.agent.report.result import ERROR, HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.agent.rounds import CheckpointStore, RepairRounds
 from selfheal.agent.run.clock import HealClock
@@ -166,6 +167,7 @@ class HealRun:
         # would write through it (the user's directory, which no sandboxed command touched)
         files = [f for f in workspace.files if not (workspace.origin.path / f).is_symlink()]
         sources = workspace.base_texts(source_files(files, config.protected, config.source))
+        result.metrics.source_lines = code_lines(sources)
         self.state = HealState(config, workspace, session, events, python, runner, sources, result, strategy)
         self.rounds = RepairRounds(self.state)
         self.after = AfterRepair(self.state, self.rounds)

@@ -102,6 +102,8 @@ def test_the_model_diagnoses_with_tools_and_its_edit_heals(tmp_path: Path) -> No
     # the heal's probability that the patch is right, not the debugger's own confidence
     assert report["diagnosis"]["confidence"] == report["confidence"]["probability"]
     assert report["confidence"]["features"]["family_prior"] is None  # a model's edit: no search family
+    # the code a repair may change: the package's three files, not the tests
+    assert report["confidence"]["features"]["source_lines"] == 25 + 6 + 43
     assert (report["metrics"]["tokens_in"], report["metrics"]["tokens_out"]) == (4400, 330)
     nodes = {e.node: e.data for e in trace.events}
     assert (nodes["debugger"]["steps"], nodes["debugger"]["tool_calls"], nodes["debugger"]["degraded"]) == (

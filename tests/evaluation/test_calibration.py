@@ -27,7 +27,7 @@ from evaluation.calibration.labels import (
     patch_digest,
 )
 from evaluation.calibration.reliability import bucket_of, reliability
-from selfheal.agent.report.confidence import Calibration, Term, load_calibration
+from selfheal.agent.report.confidence import FEATURES, Calibration, Term, load_calibration
 from tests.evaluation.helpers import healed, make_run
 
 RESULTS = Path(__file__).resolve().parents[2] / "evaluation" / "results"
@@ -153,9 +153,20 @@ def test_an_older_record_rebuilds_what_it_can_and_a_new_one_is_read_as_recorded(
     assert (features["new_tests_proven"], features["judgement"]) == (3, "none")
     assert (features["line_rank"], features["plausible"], features["open"]) == (None, None, None)
     assert sources["line_rank"] == "not in the record: None (not measured)"
-    recorded = replace(old, features={"line_rank": 4, "plausible": 2})
-    features, sources = record_features(recorded, "own")
+    assert features["source_lines"] == 70  # the task's base repository, counted as a heal counts it
+    assert sources["source_lines"].startswith("counted as the heal counts it")
+    # a record from before a feature was measured: what it holds as recorded, the rest rebuilt
+    partial = replace(old, features={"line_rank": 4, "plausible": 2, "bypass": None})
+    features, sources = record_features(partial, "own")
     assert (features["line_rank"], features["plausible"], features["bypass"]) == (4, 2, None)
+    assert (features["source_lines"], features["screened_before"]) == (70, 12)
+    assert (sources["line_rank"], sources["bypass"]) == ("recorded by the heal", "recorded by the heal")
+    assert (
+        sources["screened_before"] == "the record's `first_plausible` (the trace's first plausible screening)"
+    )
+    complete = replace(old, features=dict.fromkeys(FEATURES, 7))
+    features, sources = record_features(complete, "own")
+    assert features == dict.fromkeys(FEATURES, 7)  # nothing rebuilt over what the heal measured
     assert set(sources.values()) == {"recorded by the heal"}
 
 

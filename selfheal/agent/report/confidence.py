@@ -60,6 +60,8 @@ FEATURES: dict[str, str] = {
     "failing_tests": "failing tests the patch makes pass: what pins the fix",
     "new_tests_proven": "generated tests shipped with a fail->pass proof",
     "patch_lines": "lines the patch removes and adds",
+    "source_lines": "lines of the project's Python files a repair may change: how much code the "
+    "tests have to pin down; None: not counted",
     "fixes": "fixes the patch is made of (one per round that kept one)",
     "rounds": "repair rounds the heal ran",
     "judgement": "the model's reading of which behaviour group the code means: agrees (the "
@@ -274,6 +276,7 @@ def measure(result: HealResult) -> dict[str, Any]:
         if result.verdict
         else 0,
         "patch_lines": patch_lines(result.patch),
+        "source_lines": metrics.source_lines,
         "fixes": len(fixes),
         "rounds": result.iterations,
         "judgement": _judgement(result),
@@ -282,6 +285,11 @@ def measure(result: HealResult) -> dict[str, Any]:
 
 def patch_lines(patch: str) -> int:
     return sum(1 for line in patch.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---")))
+
+
+def code_lines(texts: Mapping[str, str]) -> int:
+    """Lines of the files' texts, as `str.splitlines` counts them."""
+    return sum(len(text.splitlines()) for text in texts.values())
 
 
 def _prior(family: str) -> float | None:
@@ -378,6 +386,8 @@ def _in_words(feature: str, features: Mapping[str, Any]) -> str:
         if value == 0
         else f"only {value} generated test(s) fail before the fix and pass with it",
         "patch_lines": f"the patch changes {value} lines",
+        "source_lines": f"a large project ({value} lines a repair may change): there, fewer patches "
+        "that pass the tests were the right fix",
         "fixes": f"it is made of {value} fixes",
         "rounds": f"it took {value} repair rounds",
         "plausible": f"{value} plausible patches passed the tests",

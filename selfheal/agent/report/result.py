@@ -40,6 +40,7 @@ class Metrics:
     cost_usd: float = 0.0
     first_plausible_at: int | None = None  # the screening number of the first plausible candidate
     screened_after_plausible: int = 0  # candidates screened once a plausible one was found
+    source_lines: int | None = None  # lines of the Python files a repair may change
 
     @property
     def screened_per_s(self) -> float:

@@ -80,7 +80,7 @@ def healed(**changes) -> HealResult:
         "status": HEALED, "repo": "/repo", "base_sha": "0" * 40, "test_command": "pytest", "provider": "none",
         "sandbox": SandboxInfo("local", False, "test"), "fixes": (FIX,), "patch": PATCH, "verdict": verdict,
         "localization": Localization(lines=LINES, targets=(), had_coverage=True), "iterations": 1,
-        "metrics": Metrics(first_plausible_at=15, screened_after_plausible=40),
+        "metrics": Metrics(first_plausible_at=15, screened_after_plausible=40, source_lines=1234),
     }  # fmt: skip
     values.update(changes)
     return HealResult(**values)
@@ -104,6 +104,7 @@ def test_the_features_of_a_heal_are_what_it_measured():
         "failing_tests": 1,
         "new_tests_proven": 2,
         "patch_lines": 2,
+        "source_lines": 1234,
         "fixes": 1,
         "rounds": 1,
         "judgement": "none",
@@ -201,6 +202,29 @@ def test_a_bypass_is_a_draft_that_says_why():
         "confidence 0.08 that the patch is right: not ready for review (threshold 0.80); "
         "it only skips the failing path"
     )
+
+
+def test_a_large_project_lowers_the_confidence_in_words():
+    sized = Calibration(
+        version="test-3", intercept=2.0, threshold=0.8,
+        terms=(Term("source_lines:log2", "source_lines", "log2p1", coefficient=-1.0, center=7.0, scale=3.0,
+                    low=5.0, high=16.0),),
+    )  # fmt: skip
+    large = assess(healed(metrics=Metrics(source_lines=16383)), sized)
+    # 2.0 - 1.0 x (log2(16384) - 7) / 3 = -0.33...
+    assert (large.probability, large.ready) == (round(1 / (1 + math.exp(1 / 3)), 2), False) == (0.42, False)
+    assert large.reasons == (
+        "the probability 0.42 is below the ready-for-review threshold 0.80",
+        "a large project (16383 lines a repair may change): there, fewer patches that pass the tests were "
+        "the right fix",
+    )
+    # beyond the fitted range the model does not extrapolate: 2**20 lines reads as 2**16
+    assert assess(healed(metrics=Metrics(source_lines=2**20 - 1)), sized).probability == round(
+        1 / (1 + math.exp(-(2.0 - 9 / 3))), 2
+    )
+    small = assess(healed(metrics=Metrics(source_lines=63)), sized)
+    # 2.0 - 1.0 x (log2(64) - 7) / 3 = 2.33...: a small project raises it, and says nothing
+    assert (small.probability, small.ready, small.reasons) == (0.91, True, ())
 
 
 def test_tests_that_allow_more_than_one_fix_are_said_in_words():
