@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
@@ -37,14 +36,9 @@ SECTIONS_SCHEMA = ROOT / "contracts" / "heal-report.selfheal.schema.json"
 
 def report_errors(report: dict) -> list[str]:
     """What keeps report.json from meeting the shared contract and selfheal's sections."""
-    import jsonschema
+    from evaluation.report_contract import report_problems
 
-    errors = []
-    for path in (SCHEMA, SECTIONS_SCHEMA):
-        schema = json.loads(path.read_text(encoding="utf-8"))
-        validator = jsonschema.Draft202012Validator(schema)
-        errors += [f"{path.name}: {e.json_path}: {e.message}" for e in validator.iter_errors(report)]
-    return errors
+    return report_problems(report)
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -10,7 +10,8 @@ The judgement, per case:
 - no proof file outside the workspace after the heal, the origin repository, a bystander
   repository under /tmp and the decoys byte-for-byte unchanged, no planted git command run on the
   host, no process or mount carrying the case's marker left;
-- report.json present and valid against contracts/heal-report.schema.json; no line of selfheal's
+- report.json present and valid against contracts/heal-report.schema.json and selfheal's
+  sections schema; no line of selfheal's
   stdout/stderr starts with `::`; the heal ended within the bound;
 - what the attack itself achieved: a connection counts as exposure as stated where report.json
   says `sandbox.network: true` (and the repository did not switch the isolation off itself).
@@ -28,13 +29,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import jsonschema
-
 from evaluation.escape import observe
-from evaluation.escape.cases import ROOT, Case
+from evaluation.escape.cases import Case
 from evaluation.escape.site import PROOF, Site
+from evaluation.report_contract import report_problems
 
-SCHEMA = ROOT / "contracts" / "heal-report.schema.json"
 IMAGE = os.environ.get("SELFHEAL_TEST_IMAGE", "selfheal-sandbox:bookworm")
 BACKENDS = ("docker", "local-bwrap", "local-nons")
 # A control, not a backend anyone should use: as root, no namespaces, and the risk accepted with an
@@ -236,9 +235,12 @@ def judge(
     if raw:
         try:
             report = json.loads(raw)
-            jsonschema.validate(report, json.loads(SCHEMA.read_text()))
-        except (ValueError, jsonschema.ValidationError) as exc:
+        except ValueError as exc:
             escapes.append(f"report.json is not valid: {str(exc).splitlines()[0][:120]}")
+        else:
+            problems = report_problems(report)
+            if problems:
+                escapes.append(f"report.json is not valid: {problems[0][:160]}")
             report = report if isinstance(report, dict) else None
     else:
         tail = (stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1][:200]

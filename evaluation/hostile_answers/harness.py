@@ -25,7 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from evaluation.hostile_answers.cases import ROOT, Case
+from evaluation.hostile_answers.cases import Case
+from evaluation.report_contract import report_problems
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
 from selfheal.agent.exceptions import SelfhealError
@@ -39,7 +40,6 @@ from selfheal.sandbox.secrets import Scrubber
 
 CANARY_NAME = "SELFHEAL_HOSTILE_CANARY_TOKEN"
 CANARY = "hostile-canary-7f3a9c1e5b2d4068"
-SCHEMA = ROOT / "contracts" / "heal-report.schema.json"
 PAD = 12  # each role's script continues with its default answer this many times
 
 CORE = '''"""Small geometry helpers."""
@@ -438,13 +438,8 @@ def judge(run: Run) -> list[str]:
 
 
 def _schema_problems(report: dict[str, Any]) -> list[str]:
-    try:
-        import jsonschema
-    except ImportError:  # pragma: no cover - a dependency of selfheal
-        return []
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(report))
-    return [f"report.json does not match its schema: {errors[0].message[:200]}"] if errors else []
+    problems = report_problems(report)
+    return [f"report.json does not meet its contracts: {problems[0][:200]}"] if problems else []
 
 
 def run_case(
