@@ -26,7 +26,14 @@ from evaluation.bench.output import runs_of, validate
 from evaluation.calibration import fit as fitting
 from evaluation.calibration.features import record_features
 from evaluation.calibration.labels import LABELS, LabelsError, label_of, load_judgements
-from evaluation.calibration.reliability import COLUMNS, ECE_DEFINITION, reliability, summary_line, table_rows
+from evaluation.calibration.reliability import (
+    COLUMNS,
+    ECE_DEFINITION,
+    chance_ece,
+    reliability,
+    summary_line,
+    table_rows,
+)
 from evaluation.realbugs.manifest import load_manifest
 from selfheal.agent.report.confidence import CALIBRATION_FILE, Calibration
 
@@ -103,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def calibrate(heals: Sequence[fitting.Heal]) -> tuple[Calibration, dict[str, Any]]:
     """The fitted model and threshold, and the held-out figures that chose them."""
-    terms, left_out = fitting.usable_terms(heals)
-    l2, losses = fitting.choose_l2(heals, terms)
+    usable, left_out = fitting.usable_terms(heals)
+    selection = fitting.select_terms(heals, usable)
+    terms, l2, losses = list(selection.terms), selection.l2, dict(selection.losses)
     crossed = fitting.cross_validated(heals, terms, l2)
     threshold = fitting.choose_threshold(heals, crossed)
     apart = fitting.leave_suite_out(heals, terms, l2)
@@ -121,12 +129,22 @@ def calibrate(heals: Sequence[fitting.Heal]) -> tuple[Calibration, dict[str, Any
                 if p is not None and (suite == "both" or h.suite == suite)
             ]
             if pairs:
-                found[suite] = reliability(pairs, threshold).as_dict()
+                median, p90 = chance_ece([p for p, _ in pairs])
+                table = reliability(pairs, threshold).as_dict()
+                found[suite] = {**table, "chance_ece": {"median": median, "p90": p90}}
         return found
 
     held_out = {
         "model": {
             "terms_left_out": left_out,
+            "selection": {
+                "how": "forward selection: from the intercept alone, add the usable term that lowers the "
+                f"cross-validated log loss most (each model at its best penalty) while it lowers it by at "
+                f"least {fitting.MIN_GAIN}; the same folds choose the terms and report the held-out "
+                "figures below, which makes those a little optimistic",
+                "steps": [{"kept": name, "log_loss": loss} for name, loss in selection.steps],
+                "not_kept": {name: round(loss, 4) for name, loss in sorted(selection.not_kept.items())},
+            },
             "l2": l2,
             "l2_chosen_by": f"the lowest mean log loss over {fitting.FOLDS}-fold cross-validation "
             f"({fitting.REPEATS} repeats) among {list(fitting.L2_GRID)}: {losses}",
@@ -270,7 +288,13 @@ def report(body: dict[str, Any]) -> str:
             f"{t['scale']:.3g}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "Terms left out:", ""]
+    selection = model["selection"]
+    steps = ", then ".join(f"{s['kept']} ({s['log_loss']:.4f})" for s in selection["steps"])
+    lines += ["", f"Terms: {selection['how']}. Log loss: {steps}.", ""]
+    if selection["not_kept"]:
+        lines += ["Usable terms not kept (the log loss with each one added):", ""]
+        lines += [f"- {name}: {loss:.4f}" for name, loss in selection["not_kept"].items()]
+    lines += ["", "Terms left out before selection:", ""]
     lines += [f"- {name}: {why}" for name, why in model["terms_left_out"].items()]
     for suite, where in provenance["features"].items():
         lines += ["", f"Where the features of the {SUITE_NAMES.get(suite, suite)} come from:", ""]

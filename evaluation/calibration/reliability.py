@@ -2,6 +2,7 @@
 calibration error.
 
     reliability(scored, threshold) -> Reliability
+    chance_ece(confidences) -> (median, 90th percentile): the error a perfectly calibrated model shows
 
 `scored` holds one (confidence, reference-correct) pair per labelled heal. The heals are put in
 buckets of confidence of width 0.1 ([0, 0.1), ..., [0.9, 1.0]); per bucket: heals, how many are
@@ -9,10 +10,16 @@ reference-correct, their mean confidence, and precision (correct / heals). The e
 error is the mean over buckets of |precision - mean confidence|, each bucket weighted by its share
 of the heals (Naeini et al., 2015; Guo et al., 2017). Ready for review: the heals whose confidence
 reaches the threshold; their precision is what a reviewer of a ready pull request can expect.
+
+On few heals the error is mostly chance: `chance_ece` draws each heal's label from its own
+confidence (a model that is right exactly as often as it says) many times and reports the median
+and 90th percentile of the error those draws show. An error within that range is what perfect
+calibration looks like on that many heals; it cannot be told from it.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -88,6 +95,19 @@ def reliability(
     )
 
 
+CHANCE_DRAWS = 2000
+
+
+def chance_ece(confidences: Sequence[float], draws: int = CHANCE_DRAWS, seed: int = 0) -> tuple[float, float]:
+    """The median and 90th percentile of the expected calibration error of labels drawn from the
+    confidences themselves (seeded: the same figures every time)."""
+    rng = random.Random(seed)
+    errors = sorted(
+        reliability([(c, rng.random() < c) for c in confidences], None).ece or 0.0 for _ in range(draws)
+    )
+    return round(errors[len(errors) // 2], 4), round(errors[int(len(errors) * 0.9)], 4)
+
+
 COLUMNS = ("confidence", "heals", "reference-correct", "mean confidence", "precision")
 
 
@@ -110,8 +130,15 @@ def summary_line(table: dict) -> str:
     ece = "-" if table["ece"] is None else f"{table['ece']:.3f}"
     threshold = "-" if table["threshold"] is None else f"{table['threshold']:.2f}"
     precision = "-" if table["ready_precision"] is None else f"{table['ready_precision']:.0%}"
+    chance = table.get("chance_ece")
+    by_chance = (
+        f" (a perfectly calibrated model shows {chance['median']:.3f} on as many heals, 90 % of the time "
+        f"at most {chance['p90']:.3f})"
+        if chance
+        else ""
+    )
     return (
         f"expected calibration error {ece} over {table['heals']} labelled heals "
-        f"({table['correct']} reference-correct); ready for review (confidence >= {threshold}): "
+        f"({table['correct']} reference-correct){by_chance}; ready for review (confidence >= {threshold}): "
         f"{table['ready']}, {table['ready_correct']} correct ({precision})"
     )

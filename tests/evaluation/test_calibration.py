@@ -26,7 +26,7 @@ from evaluation.calibration.labels import (
     load_judgements,
     patch_digest,
 )
-from evaluation.calibration.reliability import bucket_of, reliability
+from evaluation.calibration.reliability import bucket_of, chance_ece, reliability
 from selfheal.agent.report.confidence import FEATURES, Calibration, Term, load_calibration
 from tests.evaluation.helpers import healed, make_run
 
@@ -213,6 +213,34 @@ def test_terms_without_data_are_left_out_and_said_why():
     assert fitting.usable_terms(few, fitting.CANDIDATE_TERMS[:1])[1] == {
         "bypass": "nearly constant: 9 of 10 heals have the same value (0)"
     }
+
+
+def test_forward_selection_keeps_the_term_that_predicts_and_not_the_noise():
+    # `size` decides the label (small: right, large: wrong but for one); `noise` is unrelated to it
+    heals = [
+        heal(f"t{i}", i < 20 or i == 29, size=50 + i if i < 20 else 5000 + i, noise=(i * 7) % 5)
+        for i in range(30)
+    ]
+    usable = [Term("size:log2", "size", "log2p1"), Term("noise", "noise", "value")]
+    selection = fitting.select_terms(heals, usable)
+    assert [t.name for t in selection.terms] == ["size:log2"]
+    assert [name for name, _ in selection.steps] == ["intercept", "size:log2"]
+    assert selection.steps[1][1] < selection.steps[0][1] - fitting.MIN_GAIN  # it paid for its place
+    assert set(selection.not_kept) == {"noise"}
+    assert selection.not_kept["noise"] > selection.steps[1][1] - fitting.MIN_GAIN  # and noise did not
+    assert selection.losses[selection.l2] == selection.steps[-1][1]
+    assert fitting.select_terms(heals, usable) == selection  # deterministic
+
+
+def test_perfect_calibration_on_few_heals_still_shows_an_error_by_chance():
+    few, many = chance_ece([0.5] * 18), chance_ece([0.5] * 1800)
+    assert few == chance_ece([0.5] * 18)  # seeded
+    # one bucket of 18 heals at 0.5: the error is |k - 9| / 18 for k right of 18, Binomial(18, 0.5):
+    # |k - 9| <= 1 in 52 % of draws (the median, 1/18), <= 3 in 92 % (the 90th percentile, 3/18)
+    assert few == (round(1 / 18, 4), round(3 / 18, 4))
+    assert many[1] < 0.03  # on 1800 heals chance hardly shows
+    certain = chance_ece([1.0] * 10)
+    assert certain == (0.0, 0.0)  # a confidence of 1 is always right when drawn from itself
 
 
 def test_folds_are_stratified_and_the_same_every_time():
