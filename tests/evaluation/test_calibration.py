@@ -118,7 +118,17 @@ def test_the_labels_file_is_checked(tmp_path: Path):
 
 @pytest.mark.parametrize(
     ("name", "suite", "heals", "correct"),
-    [("full-embedded.json", "own", 47, 44), ("realbugs-full-embedded.json", "realbugs", 18, 9)],
+    [
+        ("full-embedded.json", "own", 47, 44),
+        ("full-embedded-9f39014.json", "own", 47, 44),
+        ("full-embedded-f937b19.json", "own", 47, 44),
+        ("full-embedded-f937b19-rerun.json", "own", 47, 44),
+        ("full-embedded-88ab74a.json", "own", 46, 43),
+        ("realbugs-full-embedded.json", "realbugs", 18, 9),
+        ("realbugs-full-embedded-9f39014.json", "realbugs", 18, 9),
+        ("realbugs-full-embedded-f937b19.json", "realbugs", 18, 9),
+        ("realbugs-full-embedded-88ab74a.json", "realbugs", 18, 9),
+    ],
 )
 def test_every_heal_of_the_saved_results_has_a_label(name: str, suite: str, heals: int, correct: int):
     runs = runs_of(json.loads((RESULTS / name).read_text()))
@@ -129,7 +139,8 @@ def test_every_heal_of_the_saved_results_has_a_label(name: str, suite: str, heal
 
 def test_every_judgement_names_a_heal_of_the_saved_results():
     digests = set()
-    for name, suite in (("full-embedded.json", "own"), ("realbugs-full-embedded.json", "realbugs")):
+    for name in sorted(p.name for p in RESULTS.glob("*full-embedded*.json")):
+        suite = "realbugs" if name.startswith("realbugs") else "own"
         for run in runs_of(json.loads((RESULTS / name).read_text())):
             if run.self_reported:
                 digests.add((suite, run.id, patch_digest(run.patch or "")))
@@ -301,8 +312,9 @@ def test_the_shipped_calibration_is_the_fit_of_the_results_it_names(tmp_path: Pa
 def test_the_fit_of_the_runs_at_f937b19_says_where_each_figure_comes_from(tmp_path: Path):
     out = tmp_path / "calibration.json"
     code = calibration_main([
-        "--fit", str(RESULTS / "full-embedded.json"), str(RESULTS / "realbugs-full-embedded.json"),
-        "--commit", "full-embedded.json=f937b19", "--out", str(out),
+        "--fit", str(RESULTS / "full-embedded-f937b19.json"),
+        str(RESULTS / "realbugs-full-embedded-f937b19.json"),
+        "--commit", "full-embedded-f937b19.json=f937b19", "--out", str(out),
     ])  # fmt: skip
     assert code == 0
     body = json.loads(out.read_text())
@@ -387,6 +399,6 @@ def test_a_record_reads_the_confidence_of_its_report_and_an_older_one_loads_with
     task = type("T", (), {"id": "a", "category": "x", "difficulty": "easy", "kind": ("k",)})()
     run = from_report(task, report, [], None, "0123456789ab")
     assert (run.confidence, run.ready, run.features) == (0.87, True, {"plausible": 2})
-    older = json.loads((RESULTS / "full-embedded.json").read_text())["tasks"][0]
+    older = json.loads((RESULTS / "full-embedded-f937b19.json").read_text())["tasks"][0]
     assert "confidence" not in older
     assert (TaskRun.from_dict(older).confidence, TaskRun.from_dict(older).features) == (None, None)

@@ -40,6 +40,10 @@ def test_the_schema_is_a_valid_draft_2020_12_schema():
     "name",
     [
         "full-embedded.json",
+        "full-embedded-9f39014.json",
+        "full-embedded-f937b19.json",
+        "full-embedded-f937b19-rerun.json",
+        "full-embedded-88ab74a.json",
         "full-embedded-2026-11-23.json",
         "full-embedded-2026-11-22.json",
         "smoke-embedded.json",

@@ -271,8 +271,8 @@ def test_the_shipped_calibration_loads_and_says_what_it_was_fitted_on():
     assert shipped.version.startswith("fit-")
     files = [d["file"] for d in shipped.provenance["data"]]
     assert files == [
-        "evaluation/results/full-embedded.json",
-        "evaluation/results/realbugs-full-embedded.json",
+        "evaluation/results/full-embedded-9f39014.json",
+        "evaluation/results/realbugs-full-embedded-9f39014.json",
     ]
     assert "held-out expected calibration error" in shipped.measured_on
     assert {t.feature for t in shipped.terms} <= set(FEATURES)
