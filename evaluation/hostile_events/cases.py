@@ -30,6 +30,7 @@ class Case:
     branch: str = ""  # a branch of the case's own (its PR's head, or the red run's branch)
     branch_from: str = ""  # main (the bug), green (all tests pass)
     head_repo: str = ""  # the head's repository when it is a fork
+    head_deleted: bool = False  # the red run's head repository is null, as GitHub sends for a deleted fork
     files: str = ""  # a named file set committed on the branch (tests/action/hostile_world.py)
     pyproject: str = ""  # lines for the branch's [tool.selfheal]
     status: str = ""  # the exact outcome status expected, where it matters

@@ -31,8 +31,17 @@ class FailedRun:
     url: str
     head_sha: str
     head_branch: str
-    head_repo: str  # full name of the repository the commit lives in (a fork's, for fork PRs)
+    head_repo: str  # full name of the repository the commit lives in (a fork's); "": a deleted fork
     pull_numbers: tuple[int, ...]
+
+    def is_fork_of(self, repo: str) -> bool:
+        """A run of another repository, or of one nobody can name any more, is a fork's."""
+        return not self.head_repo or self.head_repo.lower() != repo.lower()
+
+    @property
+    def fork(self) -> str:
+        """The head repository as a person reads it: `the fork owner/name`, or `a deleted fork`."""
+        return f"the fork {self.head_repo}" if self.head_repo else "a deleted fork"
 
 
 @dataclass(frozen=True)
@@ -135,7 +144,9 @@ def _workflow_run(payload: dict[str, Any], repo: str) -> Trigger | Skip:
     head_sha, head_branch = run.get("head_sha"), run.get("head_branch")
     if not isinstance(head_sha, str) or not isinstance(head_branch, str):
         raise EventError("workflow_run event without head_sha or head_branch")
-    head_repo = _get(run, "head_repository", "full_name", default=repo)
+    # GitHub sends a null head repository for a run of a fork that has since been deleted: a
+    # repository nobody can name is not the base one, so it is a fork for every purpose
+    head_repo = _get(run, "head_repository", "full_name", default="")
     pulls = tuple(p["number"] for p in run.get("pull_requests") or [] if isinstance(p.get("number"), int))
     failed = FailedRun(
         run_id=int(run.get("id") or 0),

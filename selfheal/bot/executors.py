@@ -195,8 +195,8 @@ class ActionsExecutor(_Base):
             return "a workflow_dispatch is already a run on GitHub Actions; it is not dispatched again"
         if trigger.kind == WORKFLOW_RUN and trigger.run:
             run = trigger.run
-            if run.head_repo.lower() != trigger.repo.lower():
-                return f"the red run is of the fork {run.head_repo}; fork code is not healed"
+            if run.is_fork_of(trigger.repo):
+                return f"the red run is of {run.fork}; fork code is not healed"
             if run.head_branch.startswith("selfheal/"):
                 return f"{run.head_branch} is selfheal's own branch; it is not healed again"
         return None

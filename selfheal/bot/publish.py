@@ -28,6 +28,18 @@ CREATED, UPDATED, NONE = "created", "updated", "none"
 LABEL = "selfheal"
 BODY_LIMIT = 65_536  # GitHub rejects longer pull request bodies
 LEASE_TRIES = 3
+UNPUBLISHABLE = (
+    "selfheal publishes repaired source files and new tests inside the repository, never a path "
+    "outside it, in .git, or under .github (a workflow there would run with the repository's secrets)"
+)
+
+
+def publishable(path: str) -> bool:
+    """Is `path` one selfheal may commit: relative, inside the repository, not under .git or .github?"""
+    parts = path.split("/")
+    if "\\" in path or any(part in ("", ".", "..") for part in parts):
+        return False  # absolute ("/x": an empty first part), a `//`, a step out, a Windows separator
+    return parts[0].lower() != ".github" and ".git" not in (part.lower() for part in parts)
 
 
 class Publisher(Protocol):
@@ -104,6 +116,9 @@ def push_change(
     error goes on."""
     if stage.base != change.base_sha:
         raise BotError(f"the stage holds {stage.base[:12]}, the change is on {change.base_sha[:12]}")
+    refused = [path for path in change.files if not publishable(path)]
+    if refused:
+        raise BotError(f"the change writes {', '.join(sorted(refused))}: {UNPUBLISHABLE}; nothing was pushed")
     built = stage.commit(change.files, change.message, author)
     existing = stage.remote_branch(change.branch)
     created = existing is None

@@ -7,6 +7,7 @@ is issued) and replaced by *** in every line written and in every error stored i
 from __future__ import annotations
 
 import base64
+import re
 import threading
 import time
 from collections import deque
@@ -16,6 +17,15 @@ from selfheal.agent.events import Event, describe_finished
 
 MASK = "***"
 MIN_SECRET = 8  # shorter values would mask ordinary words
+# what a line of the log must not carry as it is: a carriage return or an escape sequence from a
+# branch name, test id or comment would rewrite what the operator's terminal shows; C1 controls,
+# zero-width characters and bidi controls would hide or reorder text
+UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def printable(text: str) -> str:
+    """`text` with each unprintable character written as its escape (`\\x1b`, `\\u202e`)."""
+    return UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 class Redactor:
@@ -56,7 +66,7 @@ class ServerLog:
 
     def info(self, message: str) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        line = self.redact(f"{stamp} selfheal-bot: {message}".replace("\n", " | ")) + "\n"
+        line = printable(self.redact(f"{stamp} selfheal-bot: {message}".replace("\n", " | "))) + "\n"
         with self._lock:
             try:
                 self.stream.write(line)

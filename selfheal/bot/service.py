@@ -172,12 +172,12 @@ class Bot:
             assert trigger.issue_number
             pull = self.client.pull(trigger.issue_number)
             if pull.is_fork(repo):
-                return self._refuse_fork(trigger, pull.head_repo)
+                return self._refuse_fork(trigger, pull.head_repo or "deleted since")
             return Target(pull.head_sha, pull.head_ref, f"`{pull.head_ref}` (#{pull.number})")
         if trigger.kind == WORKFLOW_RUN:
             run = trigger.run
             assert run is not None
-            if run.head_repo.lower() != repo.lower():
+            if run.is_fork_of(repo):
                 return self._refuse_fork_run(trigger)
             if run.head_branch.startswith("selfheal/"):
                 return Outcome(IGNORED, f"{run.head_branch} is selfheal's own branch; it is not healed again")
@@ -488,12 +488,13 @@ class Bot:
             for p in self.client.pulls_for_commit(run.head_sha)
             if p.head_repo.lower() == run.head_repo.lower()
         ]
-        if not pulls:
+        if not pulls and run.head_repo:
             fork_owner = run.head_repo.split("/")[0]
             pulls = self.client.open_pulls(fork_owner, run.head_branch)
         if pulls:
-            self.client.comment(pulls[0].number, f"{MARKER}\n{FORK_TEXT.format(fork=run.head_repo)}")
-        return Outcome(REFUSED, f"the red run is of the fork {run.head_repo}; fork code is not run")
+            named = run.head_repo or "deleted since"
+            self.client.comment(pulls[0].number, f"{MARKER}\n{FORK_TEXT.format(fork=named)}")
+        return Outcome(REFUSED, f"the red run is of {run.fork}; fork code is not run")
 
     def _progress(self, trigger: Trigger, target: Target) -> ProgressComment | None:
         if not trigger.issue_number:

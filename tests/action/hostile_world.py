@@ -103,8 +103,9 @@ def prepare(
     body = expand(case.body, marker)
     if case.event == "workflow_run":
         payload = payloads.workflow_run(
-            conclusion="failure", head_sha=sha, head_branch=branch, head_repo=head_repo
-        )
+            conclusion="failure", head_sha=sha, head_branch=branch,
+            head_repo=None if case.head_deleted else head_repo,
+        )  # fmt: skip
         return Prepared(case.event, payload, None, None, marker, snapshot(fake, remote))
     login = case.login if case.login is not None else "ghost"
     comment_id = COMMENT_ID + index

@@ -74,7 +74,7 @@ def workflow_run(
     conclusion: str,
     head_sha: str,
     head_branch: str = "main",
-    head_repo: str = "acme/widgets",
+    head_repo: str | None = "acme/widgets",  # None: null, as GitHub sends for a deleted fork
     pulls: list[dict[str, Any]] | None = None,
     full_name: str = "acme/widgets",
 ) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def workflow_run(
             "html_url": f"https://github.com/{full_name}/actions/runs/9911",
             "pull_requests": pulls or [],
             "created_at": "2026-11-20T10:00:00Z",
-            "head_repository": repository(head_repo),
+            "head_repository": repository(head_repo) if head_repo is not None else None,
             "repository": repository(full_name),
             "actor": user("alice"),
             "triggering_actor": user("alice"),

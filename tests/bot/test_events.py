@@ -60,6 +60,24 @@ def test_failed_workflow_run() -> None:
     assert (trigger.issue_number, trigger.requester) == (7, None)
 
 
+def test_a_red_run_of_a_repository_nobody_can_name_is_a_fork_s() -> None:
+    own = parse_event("workflow_run", payloads.workflow_run(conclusion="failure", head_sha="a" * 40))
+    other = parse_event(
+        "workflow_run",
+        payloads.workflow_run(conclusion="failure", head_sha="a" * 40, head_repo="mallory/widgets"),
+    )
+    deleted = parse_event(
+        "workflow_run", payloads.workflow_run(conclusion="failure", head_sha="a" * 40, head_repo=None)
+    )
+    missing = payloads.workflow_run(conclusion="failure", head_sha="a" * 40)
+    del missing["workflow_run"]["head_repository"]
+    unnamed = parse_event("workflow_run", missing)
+    runs = [t.run for t in (own, other, deleted, unnamed) if isinstance(t, Trigger) and t.run]
+    assert [r.head_repo for r in runs] == ["acme/widgets", "mallory/widgets", "", ""]
+    assert [r.is_fork_of("Acme/Widgets") for r in runs] == [False, True, True, True]
+    assert [r.fork for r in runs[1:]] == ["the fork mallory/widgets", "a deleted fork", "a deleted fork"]
+
+
 def test_successful_workflow_run_is_skipped() -> None:
     skip = parse_event("workflow_run", payloads.workflow_run(conclusion="success", head_sha="b" * 40))
     assert skip == Skip("the workflow run concluded success, not failure")

@@ -10,14 +10,25 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from selfheal.bot.exceptions import BotError
 from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import GitHubClient
 from selfheal.bot.gitops import Built, Identity, Remote, RemoteCommit
-from selfheal.bot.publish import CREATED, UPDATED, Change, Publication, Publisher, publish_pull
+from selfheal.bot.publish import (
+    CREATED,
+    UNPUBLISHABLE,
+    UPDATED,
+    Change,
+    Publication,
+    Publisher,
+    publish_pull,
+    publishable,
+)
 from tests.conftest import git
 from tests.fakes.github_server import FakeGitHub
 
@@ -128,3 +139,26 @@ def test_two_runs_publishing_one_failure_at_once_end_with_one_open_pull_request(
     # push lost the race and went over the winner's commit, found the pull request already open
     assert posts.count(201) == 5 and set(posts) <= {201, 422}
     assert not [r for r in server.requests() if r["method"] == "DELETE"]  # no branch was ever deleted
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".github/workflows/selfheal-tests.yml", ".GitHub/actions/x/action.yml", "tests/../../etc/x.py",
+     "/tmp/x.py", "pkg/.git/hooks/post-checkout", "tests//test_x.py", "tests\\test_x.py"],
+)  # fmt: skip
+def test_a_change_that_writes_outside_source_and_tests_is_not_pushed(
+    world: tuple[FakeGitHub, str], path: str
+) -> None:
+    server, base = world
+    client = GitHubClient(REPO, TOKEN, api_url=server.api_url, write_interval=0)
+    asked = replace(change(base, "fix inc", "selfheal/0123456789ab"), files={"calc.py": FIXED, path: "x\n"})
+    with ApiStage(client, base) as stage, pytest.raises(BotError) as refused:
+        publish_pull(client, stage, asked, Identity(), reviewer=None)
+    assert str(refused.value) == f"the change writes {path}: {UNPUBLISHABLE}; nothing was pushed"
+    assert client.pulls_for_commit(base) == []
+    assert client.branch_sha("selfheal/0123456789ab") is None
+
+
+def test_source_files_and_new_tests_are_publishable() -> None:
+    assert [publishable(p) for p in ("calc.py", "src/pkg/mod.py", "tests/test_selfheal_calc.py", ".gitignore",
+                                     "docs/.github.md")] == [True] * 5  # fmt: skip

@@ -56,8 +56,9 @@ def test_events_are_forwarded_to_the_heal_workflow_or_answered_here(bot_world: B
         bot.deliver("workflow_dispatch", installed(payloads.workflow_dispatch(ref="feature"))),
         bot.deliver("workflow_run", red("feature", shas["feature"], head_repo="mallory/widgets")),
         bot.deliver("workflow_run", red("selfheal/0123456789ab", shas["feature"])),
+        bot.deliver("workflow_run", red("feature", shas["feature"], head_repo=None)),  # a deleted fork
     ]
-    assert [(r.status, r.body["status"]) for r in not_forwarded] == [(200, "ignored")] * 3
+    assert [(r.status, r.body["status"]) for r in not_forwarded] == [(200, "ignored")] * 4
     assert (
         not_forwarded[0].body["reason"].startswith("a workflow_dispatch is already a run on GitHub Actions")
     )
@@ -65,6 +66,7 @@ def test_events_are_forwarded_to_the_heal_workflow_or_answered_here(bot_world: B
         not_forwarded[1].body["reason"]
         == "the red run is of the fork mallory/widgets; fork code is not healed"
     )
+    assert not_forwarded[3].body["reason"] == "the red run is of a deleted fork; fork code is not healed"
 
     jobs = bot.wait_jobs("done", 6, timeout=60)
     results = [j["result"] for j in jobs]

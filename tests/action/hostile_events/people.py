@@ -95,4 +95,13 @@ CASES = [
         "head_repo": "mallory/widgets",
         "expect": "refuse",
     },
+    {
+        "id": "deleted-fork-red-run",
+        "family": "forks",
+        "event": "workflow_run",
+        "branch": "patch-1",
+        "branch_from": "main",
+        "head_deleted": True,
+        "expect": "refuse",
+    },
 ]
