@@ -124,9 +124,9 @@ def select_terms(heals: Sequence[Heal], usable: Sequence[Term], grid: Sequence[f
     kept: list[Term] = []
     l2, losses = choose_l2(heals, [], grid)
     steps: list[tuple[str, float]] = [("intercept", losses[l2])]
-    trials: dict[str, float] = {}
     while True:
-        trials, fits = {}, {}
+        trials: dict[str, float] = {}
+        fits = {}
         for term in usable:
             if term in kept:
                 continue
