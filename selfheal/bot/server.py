@@ -32,7 +32,7 @@ from selfheal.bot.executors import Executor, make_executor
 from selfheal.bot.metrics import ServerMetrics
 from selfheal.bot.queue import Job, JobResult, Queue
 from selfheal.bot.queues import open_queue
-from selfheal.bot.serverconfig import ServerConfig, config_from_args
+from selfheal.bot.serverconfig import ServerConfig, check_unseen_by_jobs, config_from_args
 from selfheal.bot.serverlog import Redactor, ServerLog
 from selfheal.bot.webhook import Answer, Intake
 
@@ -197,6 +197,7 @@ def run_server(args: argparse.Namespace, env: Mapping[str, str], stream: TextIO 
     os.environ.pop(config.secret_env, None)  # no child process (git, tests) inherits the secret
     lock: IO[Any] | None = None
     try:
+        check_unseen_by_jobs(config)
         lock = None if config.db_url else _lock(config.db)  # PostgreSQL is shared by design
         queue = open_queue(config.queue_where, max_attempts=config.max_attempts,
                            retry_delay=config.retry_delay)  # fmt: skip

@@ -85,6 +85,27 @@ class ServerConfig:
         return self.db.with_name(f"{self.db.stem}-work")
 
 
+def check_unseen_by_jobs(config: ServerConfig) -> None:
+    """Refuse a layout in which a job's tests could read the App's key, the queue's database or
+    other jobs' folders: the local sandbox shows the tests the system's folders and selfheal's own
+    installation, so none of these may lie there. (The docker sandbox shows only the workspace.)"""
+    if config.sandbox not in ("local", "auto"):
+        return
+    from selfheal.sandbox import shown_to_tests
+
+    places = [("the App's private key (--private-key)", config.private_key),
+              ("the runs folder (--runs-dir)", config.runs), ("the work folder", config.work)]  # fmt: skip
+    if not config.db_url:
+        places.insert(1, ("the queue's database (--db)", config.db))
+    shown = [f"{what} {path}" for what, path in places if shown_to_tests(path)]
+    if shown:
+        raise ServerConfigError(
+            f"{'; '.join(shown)}: the local sandbox shows this place to every job's tests (it lies in "
+            "the system's folders, an allowlisted file of /etc or selfheal's own installation). Move "
+            "it elsewhere (/var/lib/selfheal, /etc/selfheal and /srv are never shown), or use --sandbox docker"
+        )
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
     add("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -9,7 +9,7 @@ from selfheal.sandbox.base import (
     Session,
 )
 from selfheal.sandbox.env import build_environment, is_secret_name
-from selfheal.sandbox.local import STATE_DIR, LocalSandbox, LocalSession
+from selfheal.sandbox.local import STATE_DIR, LocalSandbox, LocalSession, shown_to_tests
 
 __all__ = [
     "STATE_DIR",
@@ -23,4 +23,5 @@ __all__ = [
     "Session",
     "build_environment",
     "is_secret_name",
+    "shown_to_tests",
 ]

@@ -48,7 +48,9 @@ class Isolation:
     namespaces: tuple[str, ...]  # new namespaces the commands live in (mount, pid, net, ...)
     network: bool
     filesystem: str  # what the commands may write
-    read_only_elsewhere: bool  # no write outside the workspace (and private scratch) reaches the host
+    # no write outside the workspace and scratch reaches the host (scratch: a private /tmp and
+    # /dev/shm; under Landlock the host's /dev/shm, as `filesystem` says)
+    read_only_elsewhere: bool
     disk_limit_mb: int | None
     processes: str  # what bounds the number of processes
     nested_user_namespaces: bool  # whether the commands may create user namespaces

@@ -1,10 +1,13 @@
 """bubblewrap: new namespaces without a daemon.
 
-The command gets its own pid, network, ipc, uts and mount namespaces: a read-only view of the
-file system except the workspace, a private /tmp and /dev/shm of bounded size, and the places
-where a machine keeps its people's and services' secrets (/root, /home, /run) replaced by empty
-folders; the folders a command must read (the test interpreter) are bound back read-only. With a
-private pid namespace, ending the command ends everything it started.
+The command gets its own pid, network, ipc, uts and mount namespaces and a view of the file
+system built from an allowlist, not from a list of places to hide: the system's programs and
+libraries (/usr and its companions), the few files of /etc that programs read to start (the loader's
+cache, certificates, time zone, users and groups, Python's own folder), the folders the test
+interpreter needs, read-only, and the workspace, writable; a private /tmp and /dev/shm of bounded
+size. Nothing else of the host exists inside: an operator's key in /etc/selfheal, a queue database
+in /var/lib, another job's folder beside this one are not there to be read, whatever their mode.
+With a private pid namespace, ending the command ends everything it started.
 
 Two ways to get there:
 
@@ -18,6 +21,7 @@ Two ways to get there:
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import subprocess
@@ -27,12 +31,20 @@ from pathlib import Path
 from selfheal.sandbox.identity import SandboxUser, closed_folder
 from selfheal.sandbox.seccomp import no_user_namespaces_program, program_fd
 
-HIDDEN = ("/tmp", "/root", "/home", "/run", "/var/run", "/mnt", "/media", "/srv")
-# Where container engines keep the file systems of running containers: mounts that come and go
-# at any moment (bubblewrap gives up when one vanishes while it makes the view read-only), and
-# nothing a test needs. The view of the host is built entry by entry around them.
-ENGINE_STATE = ("/var/lib/docker", "/var/lib/containerd", "/var/lib/containers", "/var/lib/kubelet",
-                "/var/lib/lxc", "/var/lib/lxd", "/var/snap/lxd")  # fmt: skip
+# The host's folders a command sees read-only whole: programs and shared libraries.
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# The entries of /etc that programs read to start, and nothing an operator keeps there for a
+# service (keys, pip.conf and .npmrc with an index's credentials, a bot's settings).
+ETC = (
+    "alternatives", "ca-certificates", "ca-certificates.conf", "crypto-policies", "debian_version",
+    "fonts", "gai.conf", "gitconfig", "group", "host.conf", "hosts", "ld.so.cache", "ld.so.conf",
+    "ld.so.conf.d", "locale.alias", "localtime", "lsb-release", "magic", "magic.mime", "mime.types",
+    "nsswitch.conf", "os-release", "passwd", "pki", "protocols", "resolv.conf", "services", "ssl",
+    "terminfo", "timezone",
+)  # fmt: skip
+ETC_PATTERNS = ("python3*",)  # Debian's sitecustomize for its Python
+HIDDEN_IN_ETC = ("/etc/ssl/private", "/etc/pki/tls/private")  # the machine's own TLS keys
+SCRATCH = (Path("/tmp"),)  # private, writable, bounded
 # What privileged bubblewrap keeps until setpriv execs: changing uid and gid, emptying the
 # bounding set, and entering a workspace folder the sandbox user may have made private.
 SETUP_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_OVERRIDE")
@@ -86,11 +98,12 @@ class Bwrap:
             # spawning thread, so LocalSession spawns from one thread that outlives its commands.
             "--die-with-parent",
             "--new-session",
-            *host_view(Path("/"), set(self._covered(workspace))),
+            *system_view(),
             "--dev", "/dev",
             "--proc", "/proc",
-            *self._hidden(workspace),
+            *[a for p in SCRATCH for a in ("--perms", "1777", "--size", str(self.scratch_bytes), "--tmpfs", str(p))],
             "--perms", "1777", "--size", str(self.scratch_bytes), "--tmpfs", "/dev/shm",
+            *[a for p in self._covered(workspace) for a in ("--tmpfs", str(p))],
             *self._folders_on_the_way(workspace),
             *[a for p in self.expose if p.exists() for a in ("--ro-bind", str(p), str(p))],
             "--bind", str(workspace), str(workspace),
@@ -108,66 +121,85 @@ class Bwrap:
             ]  # fmt: skip
         return argv, fds
 
+    def _needed(self, workspace: Path) -> tuple[Path, ...]:
+        return (*[p for p in self.expose if p.exists()], workspace)
+
     def _folders_on_the_way(self, workspace: Path) -> list[str]:
-        """Open (0755) folders on the way to what is bound back into a hidden folder: bubblewrap
+        """Open (0755) folders on the way to what is bound in: outside the system's folders they
+        do not exist in the view, and inside a covered closed folder they are gone; bubblewrap
         would make them private to root, which the sandbox user could not pass through."""
-        hidden = self._covered(workspace)
+        covered = self._covered(workspace)
         made: dict[Path, None] = {}
-        for needed in (*[p for p in self.expose if p.exists()], workspace):
-            top = next((h for h in hidden if h in needed.parents), None)
-            if top is None:
-                continue
+        for needed in self._needed(workspace):
             for folder in reversed(needed.parents):
-                if top in folder.parents:
+                if folder == Path("/") or folder in SCRATCH or folder in covered:
+                    continue
+                if any(c in folder.parents for c in covered) or not in_system_view(folder):
                     made[folder] = None
         return [a for folder in made for a in ("--perms", "0755", "--dir", str(folder))]
 
-    def _hidden(self, workspace: Path) -> list[str]:
-        """tmpfs mounts over HIDDEN and, as root, over the first closed folder on the way to
-        each folder the command needs (an empty 0755 folder in its place lets the sandbox user
-        reach what is bound back into it, and nothing else that was there)."""
-        args: list[str] = []
-        for path in self._covered(workspace):
-            if path == Path("/tmp"):  # writable by anyone, as on the host, but bounded
-                args += ["--perms", "1777", "--size", str(self.scratch_bytes)]
-            args += ["--tmpfs", str(path)]
-        return args
-
     def _covered(self, workspace: Path) -> list[Path]:
+        """As root: the first folder closed to others on the way to each folder the command needs
+        inside the system's view, replaced by an empty one (a tmpfs) in which only what is bound
+        back appears: the sandbox user can reach it, and nothing else that was there."""
+        if not self.privileged:
+            return []
         covered: list[Path] = []
-        for name in HIDDEN:
-            path = Path(name)
-            if path.is_dir() and not path.is_symlink():
-                covered.append(path)
-        if self.privileged:
-            for needed in (workspace, *self.expose):
-                closed = closed_folder(needed.parent)
-                if closed is not None and closed != Path("/"):
-                    covered.append(closed)
+        for needed in self._needed(workspace):
+            closed = closed_folder(needed.parent)
+            if closed is not None and closed != Path("/") and in_system_view(closed):
+                covered.append(closed)
         return sorted(p for p in dict.fromkeys(covered) if not any(q in p.parents for q in covered))
 
 
-def host_view(folder: Path, replaced: set[Path]) -> list[str]:
-    """The host's file system read-only, as bind mounts of each entry of `folder`: `replaced`
-    folders (given a tmpfs later), /proc and /dev left out, and container engines' state skipped
-    (its parents are walked into instead of bound whole)."""
-    args: list[str] = []
+def _etc_entries(etc: Path = Path("/etc")) -> list[Path]:
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        names = sorted(os.listdir(etc))
     except OSError:
-        return args
-    for entry in entries:
-        path = Path(entry.path)
-        if path in replaced or str(path) in ("/proc", "/dev") or str(path) in ENGINE_STATE:
-            continue
-        if entry.is_symlink():
+        return []
+    return [etc / n for n in names if n in ETC or any(fnmatch.fnmatchcase(n, pat) for pat in ETC_PATTERNS)]
+
+
+def system_view() -> list[str]:
+    """The host's part of the view: SYSTEM folders and the allowlisted entries of /etc, read-only,
+    symbolic links as they are (a merged /usr's /bin -> usr/bin); the machine's TLS keys covered."""
+    args: list[str] = []
+    for name in SYSTEM:
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for path in _etc_entries():
+        if path.is_symlink():
             args += ["--symlink", os.readlink(path), str(path)]
-        elif entry.is_dir(follow_symlinks=False) and any(s.startswith(f"{path}/") for s in ENGINE_STATE):
-            mode = entry.stat(follow_symlinks=False).st_mode & 0o7777
-            args += ["--perms", f"{mode:o}", "--dir", str(path), *host_view(path, replaced)]
-        else:
+        elif path.exists():
             args += ["--ro-bind", str(path), str(path)]
+    for private in HIDDEN_IN_ETC:
+        if os.path.isdir(private) and not os.path.islink(private):
+            args += ["--tmpfs", private]
     return args
+
+
+def system_paths() -> tuple[Path, ...]:
+    """The host's paths the view shows read-only (SYSTEM folders that are not links, and the
+    allowlisted entries of /etc), for a backend that grants access path by path (Landlock)."""
+    top = [Path(n) for n in SYSTEM if Path(n).is_dir() and not Path(n).is_symlink()]
+    return (*top, *_etc_entries())
+
+
+def in_system_view(path: Path) -> bool:
+    """Whether `path` (absolute, resolved) lies in the host's part of the view: a job could read
+    it, mode permitting."""
+    for name in SYSTEM:
+        top = Path(name)
+        if not top.is_symlink() and (path == top or top in path.parents):
+            return True
+    for entry in _etc_entries():
+        if path == entry or entry in path.parents:
+            return not any(path == Path(h) or Path(h) in path.parents for h in HIDDEN_IN_ETC)
+    return False
 
 
 def probe_bwrap(

@@ -7,7 +7,7 @@ inside the workspace, capped output, and a watch on how much the commands write.
 As root, never as root: the session gets a uid of its own that owns only the workspace copy
 (`identity.SandboxUser`), every command runs as that uid with no capabilities, and the uid's
 processes are all killed at the end. Where bubblewrap works, namespaces besides (no network, a
-read-only file system outside the workspace, private /tmp, hidden homes); a pids cgroup per
+a view of the host made of the system's folders and the interpreter, read-only, private /tmp); a pids cgroup per
 command where one can be made. `info` states exactly what was in force (`Isolation`).
 """
 
@@ -31,13 +31,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from selfheal.sandbox.base import ExecResult, Isolation, Limits, SandboxInfo
-from selfheal.sandbox.bwrap import Bwrap, probe_bwrap
+from selfheal.sandbox.bwrap import Bwrap, in_system_view, probe_bwrap, system_paths
 from selfheal.sandbox.cgroup import CgroupSlot, PidsCgroups
 from selfheal.sandbox.diskwatch import DiskWatch, combined, disk_usage
 from selfheal.sandbox.env import build_environment, expand_path
 from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, WorkspaceTrap
 from selfheal.sandbox.identity import SHARED_SCRATCH, Filter, SandboxUser, closed_folder, readable_by_others
-from selfheal.sandbox.interpreter import reachable_interpreter, referenced_folders
+from selfheal.sandbox.interpreter import CACHE_NAME, reachable_interpreter, referenced_folders
+from selfheal.sandbox.landlock import Ruleset, build_ruleset
 from selfheal.sandbox.output import CappedBuffer, LineQueue, drain_in_background
 from selfheal.sandbox.processes import has_exited, wait_unreaped
 from selfheal.sandbox.seccomp import no_user_namespaces_program
@@ -110,6 +111,16 @@ class LocalSandbox:
         )
 
 
+def shown_to_tests(path: Path, python: str | None = None) -> bool:
+    """Whether bubblewrap's view would show `path` to the tests: it lies in the system's folders,
+    the allowlisted files of /etc, or the folders of selfheal's own Python (and what it imports
+    from) that every session binds in. A service keeps its key, database and work folders
+    elsewhere."""
+    path = Path(path).resolve()
+    own = _resolved((Path(sys.prefix), Path(sys.base_prefix), *referenced_folders(python or sys.executable)))
+    return in_system_view(path) or any(path == f or f in path.parents for f in own)
+
+
 def _resolved(paths: tuple[Path, ...]) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(Path(p).resolve() for p in paths))
 
@@ -160,9 +171,11 @@ class LocalSession:
                 root, shown or expose, user=self.user, scratch_bytes=scratch
             )
         notes: list[str] = []
+        mirror_roots: tuple[Path, ...] = ()
         if self.user is not None and self._bwrap is None and python is not None:
             mirror, why = reachable_interpreter(python)
             if mirror is not None:
+                mirror_roots = tuple(p for p in Path(mirror.python).parents if p.name == CACHE_NAME)
                 # the tests run on it instead: Session.python
                 self.python = mirror.python
                 self._extra_env = {**mirror.env, **extra_env}
@@ -183,6 +196,12 @@ class LocalSession:
                         f"Make it readable by other users, {UNSAFE_HINT}"
                     )
                 self.user = None  # accepted: the tests run as root
+        self._landlock: Ruleset | None = None
+        if self._bwrap is None and (self.user is not None or os.geteuid() != 0):
+            # as root with the risk accepted the tests run as root: no view is promised there
+            self._landlock, why = _allowlist(root, (*shown, *expose), mirror_roots)
+            if why:
+                notes.append(why)
         program = no_user_namespaces_program() if self.user is not None and self._bwrap is None else None
         self._seccomp = Filter(program) if program else None
         self._cgroups = PidsCgroups.open(limits.max_processes)
@@ -240,8 +259,16 @@ class LocalSession:
         root = os.geteuid() == 0
         if bwrap is not None:
             writes = (
-                "the workspace only (read-only elsewhere; private /tmp and /dev/shm of "
-                f"{limits.disk_mb} MiB each; /root, /home and /run hidden)"
+                "the workspace only (private /tmp and /dev/shm of "
+                f"{limits.disk_mb} MiB each); of the host, only the system's programs and libraries, "
+                "the files of /etc programs need to start and the test interpreter, read-only"
+            )
+        elif self._landlock is not None:
+            writes = (
+                "the workspace and /dev/shm"
+                + (" (the session's files there are deleted at its end)" if user is not None else "")
+                + "; of the rest of the host (Landlock), only the system's programs and libraries, the "
+                "files of /etc programs need to start and the test interpreter, read-only"
             )
         elif user is not None:
             writes = (
@@ -257,7 +284,7 @@ class LocalSession:
             namespaces=bwrap.namespaces if bwrap is not None else (),
             network=bwrap is None,
             filesystem=writes,
-            read_only_elsewhere=bwrap is not None,
+            read_only_elsewhere=bwrap is not None or self._landlock is not None,
             disk_limit_mb=limits.disk_mb,
             processes=", ".join(processes) or "unbounded (root without a writable pids cgroup)",
             nested_user_namespaces=not (
@@ -408,6 +435,7 @@ class LocalSession:
         # does it inside, after bubblewrap (which needs root) has made the mounts.
         drop = self.user if self.user is not None and not self._bwrap else None
         seccomp = self._seccomp
+        landlock = self._landlock
         file_limit = min(limits.max_file_mb, limits.disk_mb) * MiB
 
         def child_setup() -> None:  # runs in the child between fork and exec
@@ -423,6 +451,8 @@ class LocalSession:
                 resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
             if drop is not None:
                 drop.drop_to(seccomp)
+            if landlock is not None:
+                landlock.enforce()
 
         def start() -> subprocess.Popen[bytes]:
             return subprocess.Popen(
@@ -575,6 +605,8 @@ class LocalSession:
                 self.user.remove_scratch_files()
         if self._cgroups:
             self._cgroups.close()
+        if self._landlock is not None:
+            self._landlock.close()
         self._disk.stop()
         self._spawner.shutdown(wait=False)
 
@@ -583,6 +615,19 @@ class LocalSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _allowlist(
+    workspace: Path, needed: tuple[Path, ...], mirrors: tuple[Path, ...]
+) -> tuple[Ruleset | None, str]:
+    """The Landlock ruleset that shows the tests what bubblewrap's view would, or why there is none."""
+    read = (*system_paths(), *needed, *mirrors, Path("/proc"))
+    try:
+        # not /tmp nor /var/tmp: shared by every user, they hold other sessions' files (TMPDIR is
+        # in the workspace); /dev/shm for the semaphores of multiprocessing
+        return build_ruleset(read, (workspace, Path("/dev/shm")), devices=(Path("/dev"),)), ""
+    except OSError as exc:
+        return None, f"no Landlock ({exc.strerror or exc}): the tests may read whatever file modes allow"
 
 
 def _cannot_drop_to(user: SandboxUser) -> str:

@@ -3,14 +3,18 @@ refuses, ignores and answers before any job exists, and how it refuses to start.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import shutil
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 from selfheal.bot.webhook import signature
 from tests.bot import payloads
-from tests.bot.botserver import BotWorld, installed, key_body, serve_command, server_env
+from tests.bot.botserver import BotWorld, installed, key_body, serve_command, server_env, start_bot
 
 HEAL = installed(payloads.issue_comment("/heal", number=7, comment_id=5001))
 NOTHING_QUEUED = {"queued": 0, "running": 0, "done": 0, "failed": 0}
@@ -145,3 +149,38 @@ def test_the_server_does_not_start_without_what_it_needs(bot_world: BotWorld, tm
     code, out = serve("--db", str(first.db))
     assert code == 2 and f"another selfheal bot server is using {first.db}" in out
     assert first.terminate() == 0
+
+
+def test_the_server_refuses_a_key_or_database_its_jobs_would_see(bot_world: BotWorld, tmp_path: Path) -> None:
+    # The local sandbox shows the tests the system's folders and selfheal's own installation: an
+    # App key kept beside selfheal's Python, or a queue database under /usr/local, would be read by
+    # every installed repository's tests.
+    name = f"selfheal-shown-{os.getpid()}"
+    beside_selfheal = Path(sys.prefix) / name
+    beside_selfheal.mkdir()
+    shutil.copy(bot_world.key.path, beside_selfheal / "app.pem")
+    places = [("--private-key", beside_selfheal / "app.pem", "the App's private key (--private-key)")]
+    system = Path("/usr/local/share") / name
+    if os.access("/usr/local/share", os.W_OK):  # root, as in CI and the Action's container
+        system.mkdir()
+        places.append(("--db", system / "q.sqlite3", "the queue's database (--db)"))
+    try:
+        for option, path, said in places:
+            argv = serve_command(bot_world.key, bot_world.fake, tmp_path / "q.sqlite3")
+            argv[argv.index(option) + 1] = str(path)
+            done = subprocess.run(
+                argv, env=server_env(tmp_path, bot_world.secret), capture_output=True, text=True, timeout=60
+            )
+            out = done.stdout + done.stderr
+            assert done.returncode == 2, out
+            assert f"cannot start: {said} {path}" in out
+            assert "the local sandbox shows this place to every job's tests" in out
+            assert not path.with_name("q.sqlite3-work").exists() and not (tmp_path / "q-work").exists()
+        # the docker sandbox shows the tests only their workspace: the same key is accepted there
+        moved = dataclasses.replace(bot_world.key, path=beside_selfheal / "app.pem")
+        bot = start_bot(tmp_path / "docker", moved, bot_world.fake, tmp_path / "d.sqlite3", "--sandbox", "docker",
+                        secret=bot_world.secret)  # fmt: skip
+        assert bot.terminate() == 0
+    finally:
+        shutil.rmtree(beside_selfheal, ignore_errors=True)
+        shutil.rmtree(system, ignore_errors=True)

@@ -110,9 +110,10 @@ def test_case_is_contained(case: Case, backend: str, corpus: Corpus) -> None:
     assert result["outcome"] in (CONTAINED, EXPOSED), "\n".join(lines)
 
 
-# One case per way the host judges (secrets found by hash and in the outputs, proof files outside the
-# workspace, repositories compared byte for byte), where the tests run as root beside selfheal.
-CONTROL_CASES = ("secrets-proc-mem", "files-write-system", "git-origin")
+# One case per way the host judges (secrets found by hash and in the outputs, files read compared by
+# hash, proof files outside the workspace, repositories compared byte for byte), where the tests run
+# as root beside selfheal.
+CONTROL_CASES = ("secrets-proc-mem", "files-read-operator-state", "files-write-system", "git-origin")
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.id in CONTROL_CASES], ids=lambda c: c.id)

@@ -397,51 +397,109 @@ def test_without_namespaces_network_is_reported_and_real(
     assert wait_for(lambda: accepted[0] == 1, timeout=2)
 
 
-def test_file_system_is_read_only_outside_the_workspace(bwrap_session: LocalSession, tmp_path: Path) -> None:
-    # /tmp is a private tmpfs inside bwrap, so use a directory outside /tmp as well.
-    var_tmp = Path(tempfile.mkdtemp(prefix="selfheal-ro-", dir="/var/tmp"))
-    var_tmp.chmod(0o777)  # so that only the read-only mount can refuse, not the permissions
-    tmp_outside = tmp_path / "outside"
-    tmp_outside.mkdir()
+ATTEMPT_WRITES = """
+import json, os
+def attempt(action):
     try:
-        for directory in (var_tmp, tmp_outside):
-            (directory / "existing.txt").write_text("original")
-        code = f"""
-        import json, os
-        def attempt(action):
-            try:
-                action()
-                return "ok"
-            except OSError as exc:
-                return exc.errno
-        var_tmp, tmp_outside = {str(var_tmp)!r}, {str(tmp_outside)!r}
-        results = {{
-            "overwrite": attempt(lambda: open(var_tmp + "/existing.txt", "w").write("pwned")),
-            "create": attempt(lambda: open(var_tmp + "/new.txt", "w").write("pwned")),
-            "delete": attempt(lambda: os.remove(var_tmp + "/existing.txt")),
-            "tmp_overwrite": attempt(
-                lambda: open(tmp_outside + "/existing.txt", "w").write("pwned")),
-            "workspace": attempt(lambda: open("inside.txt", "w").write("written")),
-            "home": attempt(
-                lambda: open(os.path.join(os.environ["HOME"], "h.txt"), "w").write("h")),
-        }}
-        print(json.dumps(results))
-        """
-        result = run_py(bwrap_session, code, timeout=10)
-        assert result.returncode == 0, result.stderr
-        outcome = json.loads(result.stdout)
-        assert outcome["overwrite"] == errno.EROFS
-        assert outcome["create"] == errno.EROFS
-        assert outcome["delete"] == errno.EROFS
-        assert outcome["workspace"] == "ok"
-        assert outcome["home"] == "ok"
-        assert (var_tmp / "existing.txt").read_text() == "original"
-        assert not (var_tmp / "new.txt").exists()
-        assert (tmp_outside / "existing.txt").read_text() == "original"
-        assert bwrap_session.read_file("inside.txt") == b"written"
-        assert bwrap_session.read_file(f"{STATE_DIR}/home/h.txt") == b"h"
+        action()
+        return "ok"
+    except OSError as exc:
+        return exc.errno
+folder = {folder!r}
+print(json.dumps({{
+    "overwrite": attempt(lambda: open(folder + "/existing.txt", "w").write("pwned")),
+    "create": attempt(lambda: open(folder + "/new.txt", "w").write("pwned")),
+    "delete": attempt(lambda: os.remove(folder + "/existing.txt")),
+    "workspace": attempt(lambda: open("inside.txt", "w").write("written")),
+    "home": attempt(lambda: open(os.path.join(os.environ["HOME"], "h.txt"), "w").write("h")),
+}}))
+"""
+
+
+def test_what_the_command_is_shown_of_the_host_is_read_only(workspace: Path, open_python: str) -> None:
+    # A folder the command needs (here: one passed as `expose`, as the test interpreter is) is
+    # bound in read-only: even mode 0777 does not let the command write it.
+    shared = Path(tempfile.mkdtemp(prefix="selfheal-ro-", dir="/var/tmp"))
+    shared.chmod(0o777)  # so that only the read-only mount can refuse, not the permissions
+    (shared / "existing.txt").write_text("original")
+    sandbox = LocalSandbox()
+    try:
+        with sandbox.start(workspace, expose=(*interpreter_folders(PY), shared)) as session:
+            if session.info.network:
+                pytest.skip(f"bubblewrap unusable on this machine: {session.info.isolation}")
+            result = run_py(session, ATTEMPT_WRITES.format(folder=str(shared)), timeout=10)
+            assert result.returncode == 0, result.stderr
+            assert json.loads(result.stdout) == {
+                "overwrite": errno.EROFS, "create": errno.EROFS, "delete": errno.EROFS,
+                "workspace": "ok", "home": "ok",
+            }  # fmt: skip
+            assert session.read_file("inside.txt") == b"written"
+            assert session.read_file(f"{STATE_DIR}/home/h.txt") == b"h"
+        assert (shared / "existing.txt").read_text() == "original"
+        assert not (shared / "new.txt").exists()
     finally:
-        shutil.rmtree(var_tmp, ignore_errors=True)
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def _operator_files(beside_workspace: Path) -> list[Path]:
+    """Where a bot's operator keeps a key, a queue database, settings and other jobs' folders,
+    each readable by its mode: places a hidden-folder list did not name."""
+    name = f"selfheal-view-{uuid.uuid4().hex[:8]}"
+    wanted = [
+        Path("/etc") / name / "app-key.pem",
+        Path("/var/lib") / name / "queue.db",
+        Path("/opt") / name / "settings.toml",
+        Path("/var/tmp") / name / "report.json",
+        Path.home() / name / "token",
+        beside_workspace / "other-job" / "report.json",
+    ]
+    made = []
+    for path in wanted:
+        try:
+            path.parent.mkdir(mode=0o755, parents=True)
+            path.write_text(f"operator secret {name}\n")
+            path.chmod(0o644)
+        except OSError:
+            continue  # not root: /etc and /var/lib are not ours to write
+        made.append(path)
+    return made
+
+
+READ_EACH = """
+import json, os, sys
+def read(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(64).decode("utf-8", "replace")
+    except OSError as exc:
+        return exc.errno
+print(json.dumps({p: read(p) for p in json.loads(sys.argv[1])}))
+"""
+
+
+def test_the_host_outside_the_allowlist_cannot_be_read(workspace: Path, namespaces: bool) -> None:
+    # With namespaces the operator's files are not in bubblewrap's view (ENOENT); without them
+    # Landlock refuses to open what its rules do not name (EACCES), whatever the file's mode.
+    files = _operator_files(workspace.parent)
+    assert len(files) >= 3  # /var/tmp, the home folder and beside the workspace, for any user
+    try:
+        with start(LocalSandbox(namespaces=namespaces), workspace) as session:
+            if namespaces and session.info.network:
+                pytest.skip(f"bubblewrap unusable on this machine: {session.info.isolation}")
+            if not namespaces and "Landlock" not in session.info.isolation:
+                pytest.skip(f"no Landlock here: {session.info.isolation}")
+            paths = [*map(str, files), "/etc/passwd", "/etc/pip.conf", "/etc/hostname"]
+            result = session.run([PY, "-c", READ_EACH, json.dumps(paths)], timeout=10)
+        assert result.returncode == 0, result.stderr
+        refused = errno.ENOENT if namespaces else errno.EACCES
+        outcome = json.loads(result.stdout)
+        assert {p: outcome[p] for p in map(str, files)} == {str(p): refused for p in files}
+        assert outcome["/etc/passwd"].startswith("root:")
+        for unlisted in ("/etc/pip.conf", "/etc/hostname"):  # on the host, readable by anyone
+            assert outcome[unlisted] in (refused, errno.ENOENT)
+    finally:
+        for path in files:
+            shutil.rmtree(path.parent, ignore_errors=True)
 
 
 # -- 7. without namespaces ---------------------------------------------------------------------

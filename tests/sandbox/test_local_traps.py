@@ -169,10 +169,17 @@ def test_each_session_has_a_uid_of_its_own_that_cannot_touch_another(
 def test_without_namespaces_what_the_uid_left_in_shared_scratch_is_removed_and_its_daemons_killed(
     workspace: Path, open_python: str
 ) -> None:
+    # /dev/shm is writable (multiprocessing's semaphores live there); /tmp and /var/tmp are where
+    # Landlock allows no write, and where the files are removed when the kernel has no Landlock
     code = (
         "import os, subprocess, sys\n"
-        "open('/tmp/selfheal-left-behind.txt', 'w').write('x')\n"
-        "os.makedirs('/var/tmp/selfheal-left-folder', exist_ok=True)\n"
+        "open('/dev/shm/selfheal-left-behind.txt', 'w').write('x')\n"
+        "for plant in (lambda: open('/tmp/selfheal-left-behind.txt', 'w').write('x'),\n"
+        "              lambda: os.makedirs('/var/tmp/selfheal-left-folder', exist_ok=True)):\n"
+        "    try:\n"
+        "        plant()\n"
+        "    except PermissionError:\n"
+        "        pass\n"
         "subprocess.Popen([sys.executable, '-c', 'import os, time; os.setsid(); time.sleep(600)'],\n"
         "                 start_new_session=True)\n"
         "print('planted')\n"
@@ -183,6 +190,7 @@ def test_without_namespaces_what_the_uid_left_in_shared_scratch_is_removed_and_i
         assert session.run([open_python, "-c", code], timeout=30).stdout == "planted\n"
     finally:
         session.close()
+    assert not Path("/dev/shm/selfheal-left-behind.txt").exists()
     assert not Path("/tmp/selfheal-left-behind.txt").exists()
     assert not Path("/var/tmp/selfheal-left-folder").exists()
     assert session.user is not None and session.user.processes() == []

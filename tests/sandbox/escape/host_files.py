@@ -20,6 +20,12 @@ CASES = [
         "attack": "read_root_only",
     },
     {
+        "id": "files-read-operator-state",
+        "title": "reading a service's key, queue database and settings in /etc, /var/lib and /opt, and "
+        "another job's report, each readable by its mode",
+        "attack": "read_operator_state",
+    },
+    {
         "id": "files-write-origin-outputs",
         "title": "writing into the origin repository (and its .git) and selfheal's output folder",
         "attack": "write_origin_outputs",
@@ -59,6 +65,19 @@ def read_root_only(findings: kit.Findings) -> None:
         )
         for found in kit.secrets_in(data):
             findings.secret(found, label)
+
+
+def read_operator_state(findings: kit.Findings) -> None:
+    for path in kit.CONFIG["operator_files"]:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(1 << 20)
+        except OSError as exc:
+            findings.stopped(f"read {path}", exc)
+            continue
+        findings.got(f"read {path} ({len(data)} bytes)", host_file=path, n=len(data), sha=kit.sha(data))
+        for found in kit.secrets_in(data):
+            findings.secret(found, path)
 
 
 def _write_proofs(findings: kit.Findings, *labels: str) -> None:
