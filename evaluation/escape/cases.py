@@ -42,6 +42,7 @@ class Case:
     network: bool = False  # a connection is exposure as stated where report.json says network: true
     asks_isolation: bool = False  # the repository asks for less isolation than the user did
     package: str = "answer"  # the buggy package (evaluation/escape/site.py's PACKAGES)
+    python_version: str = ""  # the repository's .python-version
 
 
 # what a CASES entry may say: the fields above, except what the harness fills in itself

@@ -247,6 +247,8 @@ class Site:
         (origin / "calc" / "__init__.py").write_text(source)
         (origin / "tests" / "test_calc.py").write_text(test)
         (origin / "conftest.py").write_text(CONFTEST + self.case.conftest)
+        if self.case.python_version:
+            (origin / ".python-version").write_text(self.case.python_version + "\n")
         (origin / "pyproject.toml").write_text(
             SELFHEAL_CONFIG + self.case.selfheal_config + "\n" + self.case.pyproject
         )

@@ -238,6 +238,11 @@ def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float)
             )
         )
     summary = [f"## selfheal: {outcome.status.replace('_', ' ')}", "", outcome.message, ""]
+    if result and result.sandbox:
+        # which isolation the repository's code actually ran in, before anything it produced
+        contained = bool(result.sandbox.facts and result.sandbox.facts.contained)
+        summary += [f"**Sandbox:** {result.sandbox.backend}: {result.sandbox.isolation}"
+                    + ("" if contained else " (not contained: the workflow accepted the risk)"), ""]  # fmt: skip
     if confidence:
         line = confidence_line(confidence)
         summary += [f"**{line[0].upper()}{line[1:]}**", ""]

@@ -26,6 +26,7 @@ TEST_EXTRAS = ("test", "tests", "testing", "dev")
 DEFAULT_BUILD_REQUIRES = ("setuptools>=40.8.0", "wheel")  # pip's own default for a project without one
 URL_SCHEMES = ("http://", "https://", "git+", "hg+", "svn+", "bzr+")
 DEFAULT_PYTHON = "3.12"
+DEFAULT_IMAGE = f"python:{DEFAULT_PYTHON}-slim"  # what `auto` probes for, before any repository is read
 KNOWN_PYTHONS = ("3.13", "3.12", "3.11", "3.10", "3.9", "3.8")
 
 

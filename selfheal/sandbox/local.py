@@ -213,10 +213,22 @@ class LocalSession:
             self._nproc_limit = _count_user_processes(os.getuid()) + limits.max_processes
         self.facts = self._facts(bwrap_note, notes)
         self.info = SandboxInfo.of("local", self.facts)
-        if require_contained and not self.facts.contained and not accept_unsafe:
+        # Where GitHub's token sits beside the heal, namespaces that were asked for and cannot be
+        # made are a refusal, not a quiet step down: a repository can make them fail (its image,
+        # its runner), and without them its tests reach the network and the host's /tmp.
+        weaker = require_contained and namespaces and self._bwrap is None and not accept_unsafe
+        if weaker or (require_contained and not self.facts.contained and not accept_unsafe):
             if self._cgroups:
                 self._cgroups.close()
+            if self._landlock is not None:
+                self._landlock.close()
             self._spawner.shutdown(wait=False)
+            if self.facts.contained:
+                raise SandboxUnavailable(
+                    f"the local sandbox cannot make its namespaces here (bubblewrap: {bwrap_note}), so "
+                    f"the tests would reach the network and the host's shared folders ({self.info.isolation}); "
+                    f"{UNSAFE_HINT}"
+                )
             raise SandboxUnavailable(
                 f"the local sandbox cannot keep the repository's code away from selfheal's process "
                 f"here ({self.info.isolation}); {UNSAFE_HINT}"

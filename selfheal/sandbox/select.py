@@ -6,6 +6,7 @@ from pathlib import Path
 
 from selfheal.sandbox.base import Limits, Sandbox
 from selfheal.sandbox.container import DockerSandbox, docker_client
+from selfheal.sandbox.dependencies import DEFAULT_IMAGE, DEFAULT_PYTHON, python_version_for
 from selfheal.sandbox.exceptions import SandboxUnavailable
 from selfheal.sandbox.local import LocalSandbox
 
@@ -23,10 +24,14 @@ def choose_sandbox(
     ca_bundle: str | None = None,
     require_contained: bool = False,
     accept_unsafe: bool = False,
+    default_image: str = DEFAULT_IMAGE,
 ) -> tuple[Sandbox, str]:
-    """The sandbox to use and, when `auto` had to fall back, why (for the report's notes).
+    """The sandbox to use and, when `auto` chose the local one, why (for the report's notes).
 
-    `docker` never falls back: without an engine or an image it raises SandboxUnavailable. The
+    The choice is the operator's, made before the repository is read: `auto` takes docker when
+    an engine answers and the operator's image (or, without one, `default_image`) can be had.
+    What the repository then asks for (its `.python-version`) can fail that sandbox, which is an
+    error for the heal, never a switch to a weaker one. `docker` never falls back either. The
     local sandbox decides at its start whether it can contain the commands (LocalSandbox).
     """
     if kind not in KINDS:
@@ -42,11 +47,22 @@ def choose_sandbox(
         if kind == "docker":
             raise
         return local, f"local sandbox: {exc}"
-    docker = DockerSandbox(image, limits, setup_command=setup_command, ca_bundle=ca_bundle, client=client)
+    if kind == "auto":
+        try:
+            DockerSandbox(image or default_image, limits, client=client).ensure_image(image or default_image)
+        except SandboxUnavailable as exc:
+            return local, f"local sandbox: a Docker engine answers, but {exc}"
+    asked = python_version_for(repo)
+    wanted = image or (default_image if asked == DEFAULT_PYTHON else f"python:{asked}-slim")
+    docker = DockerSandbox(wanted, limits, setup_command=setup_command, ca_bundle=ca_bundle, client=client)
     try:
-        docker.ensure_image(docker.image_for(repo))
+        docker.ensure_image(wanted)
     except SandboxUnavailable as exc:
-        if kind == "docker":
-            raise
-        return local, f"local sandbox: a Docker engine answers, but {exc}"
+        if image is None and wanted != default_image:
+            raise SandboxUnavailable(
+                f"the repository asks for Python {asked} (its .python-version or requires-python), "
+                f"and {exc}. The sandbox stays docker, as chosen; name an image that has this Python "
+                "with --sandbox-image (the Action's sandbox-image input)"
+            ) from exc
+        raise
     return docker, ""

@@ -31,6 +31,7 @@ from selfheal.sandbox.container import (
     remove_leftovers,
 )
 from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SessionLost, SetupFailed
+from selfheal.sandbox.select import choose_sandbox
 
 IMAGE = os.environ.get("SELFHEAL_TEST_IMAGE", "selfheal-sandbox:bookworm")
 
@@ -553,3 +554,44 @@ except OSError as exc:
             session.run(["python3", "-c", "print(1)"], timeout=10)
         with pytest.raises(LimitExceeded):
             session.write_file("more.txt", "x")
+
+
+@pytest.fixture
+def default_image() -> Iterator[str]:
+    """The base image under a name of this test's own, standing for `auto`'s default image (a
+    public python image this machine cannot pull)."""
+    name = f"selfheal-test-default:{uuid.uuid4().hex[:8]}"
+    repository, tag = name.split(":")
+    CLIENT.images.get(IMAGE).tag(repository, tag)
+    yield name
+    CLIENT.images.remove(name)
+
+
+def test_auto_is_decided_before_the_repository_is_read(tmp_path: Path, default_image: str) -> None:
+    # A repository could otherwise push its heal down to the local sandbox by naming a Python
+    # whose image cannot be had: its version is read only after docker was chosen, and an image
+    # it makes unavailable is an error for the heal.
+    plain, asks = tmp_path / "plain", tmp_path / "asks"
+    for repo in (plain, asks):
+        repo.mkdir()
+        (repo / "mod.py").write_text("VALUE = 1\n")
+    (asks / ".python-version").write_text("3.99\n")
+    limits = Limits(memory_mb=512, max_processes=64, cpus=1.0)
+
+    sandbox, note = choose_sandbox("auto", plain, limits=limits, default_image=default_image)
+    assert isinstance(sandbox, DockerSandbox) and note == ""
+    assert sandbox.image_for(plain) == default_image
+    with pytest.raises(SandboxUnavailable) as refused:
+        choose_sandbox("auto", asks, limits=limits, default_image=default_image)
+    said = str(refused.value)
+    assert said.startswith("the repository asks for Python 3.99 (its .python-version or requires-python)")
+    assert "image python:3.99-slim is not here and could not be pulled" in said
+    assert "The sandbox stays docker, as chosen" in said
+
+    # the operator's image: what the repository asks for does not enter the choice
+    sandbox, note = choose_sandbox("auto", asks, limits=limits, image=IMAGE)
+    assert isinstance(sandbox, DockerSandbox) and note == "" and sandbox.image_for(asks) == IMAGE
+    # and where the default image cannot be had, `auto` is local for every repository alike
+    missing = f"selfheal-test-absent:{uuid.uuid4().hex[:8]}"
+    notes = {choose_sandbox("auto", repo, limits=limits, default_image=missing)[1] for repo in (plain, asks)}
+    assert len(notes) == 1 and next(iter(notes)).startswith("local sandbox: a Docker engine answers, but image")

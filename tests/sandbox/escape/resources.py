@@ -60,6 +60,14 @@ CASES = [
         "asks_isolation": True,
     },
     {
+        "id": "res-python-version-no-image",
+        "title": "the repository's .python-version names a Python no image has (3.99), to push the heal "
+        "down to a weaker sandbox",
+        "attack": "config_namespaces_off",
+        "python_version": "3.99",
+        "asks_isolation": True,
+    },
+    {
         "id": "res-config-limits-lifted",
         "title": "the repository's own [tool.selfheal] lifts the memory, process and disk limits",
         "attack": "config_limits_lifted",
