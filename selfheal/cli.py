@@ -189,6 +189,11 @@ def build_parser() -> argparse.ArgumentParser:
     heal_cmd.add_argument("--max-tokens", type=int, metavar="N", help="model tokens one heal may spend")
     heal_cmd.add_argument("--max-usd", type=float, metavar="USD", help="model dollars one heal may spend")
     heal_cmd.add_argument(
+        "--price", action="append", metavar="MODEL=INPUT,OUTPUT",
+        help="a model's price in dollars per million input and output tokens, repeatable; over "
+        "selfheal's list (a model with no price counts as free, which a dollar budget cannot stop)",
+    )  # fmt: skip
+    heal_cmd.add_argument(
         "--no-namespaces", action="store_true", help="do not use bubblewrap namespaces even where available"
     )
     heal_cmd.add_argument(
@@ -397,6 +402,7 @@ def run_heal(args: argparse.Namespace, env: Mapping[str, str], scrubber: Scrubbe
             "setup_command": args.setup_command, "sandbox_ca_bundle": args.sandbox_ca_bundle,
             "provider": args.provider, "max_tokens": args.max_tokens, "max_usd": args.max_usd,
             "model": args.model, "roles": args.role, "max_iterations": args.max_iterations,
+            "prices": args.price,
             "parallel": args.parallel, "memory": {"on": True, "off": False}.get(args.memory or ""),
         }, env)  # fmt: skip
         not_model = [a for a in args.set or [] if not a.strip().startswith("llm.")]

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from selfheal.agent.exceptions import ConfigError
-from selfheal.agent.model.llm.settings import parse_role_spec
+from selfheal.agent.model.llm.settings import parse_price_spec, parse_role_spec
 
 # dollars one heal may spend on a paid model when the workflow does not say (input max-usd)
 DEFAULT_MAX_USD = 1.0
@@ -31,6 +31,7 @@ class ActionInputs:
     provider: str = "none"
     model: str = ""
     roles: tuple[str, ...] = ()  # ROLE=PROVIDER[:MODEL], as `selfheal heal --role` takes them
+    model_prices: tuple[str, ...] = ()  # MODEL=INPUT,OUTPUT, as `selfheal heal --price` takes them
     anthropic_api_key: str = ""
     ollama_host: str = ""
     test_command: str = ""
@@ -120,6 +121,16 @@ def _roles(env: Mapping[str, str]) -> tuple[str, ...]:
     return specs
 
 
+def _prices(env: Mapping[str, str]) -> tuple[str, ...]:
+    specs = tuple(line.strip() for line in _raw(env, "model-prices").splitlines() if line.strip())
+    for spec in specs:
+        try:
+            parse_price_spec(spec)
+        except ConfigError as exc:
+            raise ConfigError(f"input model-prices: {exc}") from exc
+    return specs
+
+
 def _check_reachable(inputs: ActionInputs) -> None:
     """Every provider the inputs name has what it needs: Anthropic its key, Ollama its host."""
     used = {inputs.provider} | {parse_role_spec(spec)[1].provider for spec in inputs.roles}
@@ -147,6 +158,7 @@ def parse_inputs(env: Mapping[str, str]) -> ActionInputs:
         provider=provider,
         model=_raw(env, "model"),
         roles=_roles(env),
+        model_prices=_prices(env),
         anthropic_api_key=_raw(env, "anthropic-api-key"),
         ollama_host=_raw(env, "ollama-host"),
         test_command=_raw(env, "test-command"),

@@ -169,6 +169,7 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
         "provider": inputs.provider,
         "model": inputs.model or None,
         "roles": inputs.roles or None,
+        "prices": inputs.model_prices or None,
         "max_tokens": inputs.max_tokens,
         "max_usd": inputs.max_usd if inputs.provider != "none" or inputs.roles else None,
         "max_iterations": inputs.max_iterations,

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.model.llm import ProviderSettings, RoleOverride, providers_for_roles
-from selfheal.agent.model.llm.settings import DEFAULT_PRICES, parse_role_spec
+from selfheal.agent.model.llm.settings import DEFAULT_PRICES, parse_price_spec, parse_role_spec
 from selfheal.sandbox import Limits, Sandbox
 from selfheal.sandbox.select import choose_sandbox
 
@@ -289,6 +289,10 @@ def build_config(repo: Path, flags: dict[str, Any], env: Mapping[str, str] | Non
         model=flags.get("model"),
         roles=flags.get("roles") or (),
     )
+    if flags.get("prices"):
+        # the caller's prices, over the list: what a model costs is never the repository's to say
+        caller_prices = dict(parse_price_spec(spec) for spec in flags["prices"])
+        merged["llm"] = replace(merged["llm"], prices={**merged["llm"].prices, **caller_prices})
     config = replace(HealConfig(repo=repo), **merged)
     if overruled:
         config.extra["setting_notes"] = overruled
@@ -422,7 +426,23 @@ def _validate(config: HealConfig, env: Mapping[str, str] | None = None) -> None:
             raise ConfigError(message)
     # building is cheap (no request, no model loaded) and says early what a role lacks: an
     # unknown provider, a key missing from its variable, llama-cpp-python or the GGUF file
-    providers_for_roles(config.llm, env=env)
+    built = providers_for_roles(config.llm, env=env)
+    if config.caller_endpoints:
+        _refuse_unpriced(config, set(built), env)
+
+
+def _refuse_unpriced(config: HealConfig, roles: set[str], env: Mapping[str, str] | None) -> None:
+    """Under the caller's key a model without a price would count as free, and no dollar budget
+    (the heal's, the bot's daily cap) would ever stop it: refused unless the caller prices it."""
+    for role in sorted(roles):
+        settings = config.llm.for_role(role)
+        resolved = settings.resolve(env=env)
+        if resolved.key_required and settings.price_for(resolved.model) is None:
+            raise ConfigError(
+                f"model {resolved.model!r} ({role}) has no price, so no dollar budget could hold under "
+                f"the workflow's key; give its price: --price {resolved.model}=INPUT,OUTPUT in dollars "
+                "per million tokens (the Action's model-prices input, the bot's --price)"
+            )
 
 
 def choose_sandbox_for(config: HealConfig) -> tuple[Sandbox, str]:

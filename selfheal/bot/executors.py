@@ -146,7 +146,8 @@ class _Base:
 
 def model_flags(config: ServerConfig) -> dict:
     return {"provider": config.provider, "model": config.model, "roles": config.roles or None,
-            "max_usd": config.max_usd, "max_tokens": config.max_tokens}  # fmt: skip
+            "max_usd": config.max_usd, "max_tokens": config.max_tokens,
+            "prices": config.prices or None}  # fmt: skip
 
 
 class LocalExecutor(_Base):

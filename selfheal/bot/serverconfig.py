@@ -57,6 +57,7 @@ class ServerConfig:
     roles: tuple[str, ...] = ()
     max_usd: float | None = None
     max_tokens: int | None = None
+    prices: tuple[str, ...] = ()  # MODEL=INPUT,OUTPUT: the operator's prices over selfheal's list
     daily_usd_cap: float | None = None  # per installation and UTC day, kept in the queue's database
     model_env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     max_connections: int = 256  # beyond it, uvicorn answers 503
@@ -226,6 +227,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-usd", type=float, metavar="USD", help=f"dollars one heal may spend (default {DEFAULT_JOB_USD})"
     )
     add("--max-tokens", type=int, metavar="N", help="model tokens one heal may spend (default: no limit)")
+    add("--price", action="append", metavar="MODEL=INPUT,OUTPUT",
+        help="a model's price in dollars per million input and output tokens, repeatable: a model "
+        "with no price is refused, since no dollar budget could stop it")  # fmt: skip
     add("--daily-usd-cap", type=float, metavar="USD",
         help="dollars all heals of one installation may spend per UTC day; a job over it heals with the "
         "search alone and says so (default: no cap)")  # fmt: skip
@@ -309,7 +313,7 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
 def _model_settings(args: argparse.Namespace, env: Mapping[str, str]) -> dict:
     """The model options, checked against what the server's environment holds."""
     from selfheal.agent.exceptions import ConfigError
-    from selfheal.agent.model.llm.settings import parse_role_spec
+    from selfheal.agent.model.llm.settings import parse_price_spec, parse_role_spec
 
     model_env = {name: env[name] for name in MODEL_ENV if env.get(name, "").strip()}
     provider = getattr(args, "provider", None) or (
@@ -335,8 +339,15 @@ def _model_settings(args: argparse.Namespace, env: Mapping[str, str]) -> dict:
                            ("--daily-usd-cap", getattr(args, "daily_usd_cap", None))):  # fmt: skip
         if number is not None and number <= 0:
             raise ServerConfigError(f"{option} {number}: must be positive")
+    prices = tuple(getattr(args, "price", None) or ())
+    for spec in prices:
+        try:
+            parse_price_spec(spec)
+        except ConfigError as exc:
+            raise ServerConfigError(f"--price {exc}") from exc
     max_usd = getattr(args, "max_usd", None)
     return {
+        "prices": prices,
         "provider": provider,
         "model": getattr(args, "model", None) or None,
         "roles": roles,

@@ -20,6 +20,29 @@ from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.ollama_server import FakeOllama
 
 KEY = "k3y-" + "7" * 40  # no known key shape: only the value-based scrubbing can mask it
+UNLISTED = "claude-unlisted-9"  # a model with no price in selfheal's list
+
+
+def test_a_model_without_a_price_is_refused_under_the_workflows_key(temps_world: World) -> None:
+    # Counted as free, it would let every heal past max-usd: refused before any request, and the
+    # requester reads how to price it. (The model's name can come from the workflow's input or
+    # from the repository's [tool.selfheal.llm]: the same check.)
+    world = temps_world
+    fake = FakeAnthropic.start(world.tmp / "claude", {"api_key": KEY, "steps": anthropic_script()})
+    try:
+        run = world.run(
+            "issue_comment", heal_comment(world), env={"ANTHROPIC_BASE_URL": fake.url},
+            **{"ANTHROPIC-API-KEY": KEY, "ROLES": "memory=none", "MODEL": UNLISTED},
+        )  # fmt: skip
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert requests == []
+    assert run.outputs["status"] == "error", run.stderr
+    said = f"model '{UNLISTED}' (critic) has no price, so no dollar budget could hold under the workflow's key"
+    assert said in run.summary
+    assert f"--price {UNLISTED}=INPUT,OUTPUT" in run.summary and "model-prices" in run.summary
+    assert [p for p in world.repo_state()["pulls"] if p["head"]["ref"].startswith("selfheal/")] == []
 
 
 def heal_comment(world: World, number: int = 7, body: str = "/heal", comment_id: int = 5001, **inputs: str):
@@ -36,7 +59,9 @@ def test_heal_with_claude_opens_a_pull_request_with_the_models_patch_tests_and_c
     try:
         run = world.run(
             "issue_comment", heal_comment(world), env={"ANTHROPIC_BASE_URL": fake.url},
-            **{"ANTHROPIC-API-KEY": KEY, "ROLES": "memory=none", "MAX-MINUTES": "3"},
+            # a model selfheal's list does not price, priced by the workflow
+            **{"ANTHROPIC-API-KEY": KEY, "ROLES": "memory=none", "MAX-MINUTES": "3",
+               "MODEL": UNLISTED, "MODEL-PRICES": f"{UNLISTED}=2,10"},
         )  # fmt: skip
         requests = fake.requests()
     finally:
@@ -45,6 +70,7 @@ def test_heal_with_claude_opens_a_pull_request_with_the_models_patch_tests_and_c
     assert run.returncode == 0, run.stderr
     assert run.outputs["status"] == "healed", run.stderr
     assert [r["status"] for r in requests] == [200] * 7, [r["status"] for r in requests]
+    assert {r["body"]["model"] for r in requests} == {UNLISTED}
     assert all(r["key_ok"] for r in requests)
     [pull] = pulls_by_head(world, run.outputs["branch"])
     diff = git(

@@ -72,6 +72,7 @@ DEFAULT_PRICES: Mapping[str, Price] = MappingProxyType(
     }
 )
 SCHEMA_VIA = ("output_format", "forced_tool")
+MAX_PRICE = 10_000.0  # dollars per million tokens: a bound on typing errors, far above any list price
 
 _DATE_SUFFIX = re.compile(r"[-@]\d{8}$")
 
@@ -294,6 +295,24 @@ def parse_provider_spec(spec: str) -> RoleOverride:
     if colon and not model.strip():
         raise ConfigError(f"{spec!r}: nothing after ':'; give a model or leave out the colon")
     return RoleOverride(provider=provider, model=model.strip() or None)
+
+
+def parse_price_spec(spec: str) -> tuple[str, Price]:
+    """`MODEL=INPUT,OUTPUT` in US dollars per million tokens (the command line's --price) ->
+    (model, price)."""
+    model, equals, rest = spec.partition("=")
+    parts = [p.strip() for p in rest.split(",")]
+    try:
+        if not (equals and model.strip() and len(parts) == 2):
+            raise ValueError
+        price = Price(float(parts[0]), float(parts[1]))
+    except ValueError:
+        raise ConfigError(
+            f"{spec!r}: expected MODEL=INPUT,OUTPUT in US dollars per million tokens, e.g. my-model=3,15"
+        ) from None
+    if not (0 <= price.input_per_mtok <= MAX_PRICE and 0 <= price.output_per_mtok <= MAX_PRICE):
+        raise ConfigError(f"{spec!r}: a price is between 0 and {MAX_PRICE:g} dollars per million tokens")
+    return model.strip(), price
 
 
 def parse_role_spec(spec: str) -> tuple[str, RoleOverride]:
