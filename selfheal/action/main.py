@@ -242,8 +242,8 @@ def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float)
     if result and result.sandbox:
         # which isolation the repository's code actually ran in, before anything it produced
         contained = bool(result.sandbox.facts and result.sandbox.facts.contained)
-        summary += [f"**Sandbox:** {result.sandbox.backend}: {result.sandbox.isolation}"
-                    + ("" if contained else " (not contained: the workflow accepted the risk)"), ""]  # fmt: skip
+        risk = "" if contained else " (not contained: the workflow accepted the risk)"
+        summary += [f"**Sandbox:** {result.sandbox.backend}: {result.sandbox.isolation}{risk}", ""]
     if confidence:
         line = confidence_line(confidence)
         summary += [f"**{line[0].upper()}{line[1:]}**", ""]

@@ -144,8 +144,17 @@ _CALLER_ONLY = {
     "sandbox_ca_bundle": "a host file to copy into the sandbox",
     "python": "the interpreter (its folders are exposed to the tests)",
 }
-# Limits a repository may lower but not raise above the defaults.
-_CAPPED = ("memory_mb", "max_processes", "disk_mb", "cpus")
+# Limits and budgets a repository may lower but not raise above the defaults: its tests' time, how
+# hard selfheal works on it and how many model answers it asks for at once are the caller's to spend.
+_CAPPED = ("memory_mb", "max_processes", "disk_mb", "cpus", "parallel", "timeout", "test_timeout",
+           "max_minutes", "max_candidates", "max_iterations", "flake_reruns")  # fmt: skip
+# Upper bounds on every number, whoever sets it: far above any real use, below what would hold a
+# runner or a budget forever (a typing error, or a value meant to).
+UPPER_BOUNDS: dict[str, float] = {
+    "max_candidates": 100_000, "timeout": 86_400, "test_timeout": 3_600, "max_minutes": 1_440,
+    "flake_reruns": 10, "memory_mb": 1 << 20, "max_processes": 65_536, "disk_mb": 1 << 20, "cpus": 1024,
+    "max_tokens": 1_000_000_000, "max_usd": 10_000, "max_iterations": 20, "parallel": 8, "seed": 2**32 - 1,
+}  # fmt: skip
 
 # Key names that would put a secret into a committed file; refused wherever they appear.
 _SECRET_KEYS = {"api_key", "key", "token", "secret", "password", "auth_token", "bearer", "apikey"}
@@ -332,7 +341,7 @@ def _contain_repo_settings(settings: dict[str, Any]) -> tuple[dict[str, Any], li
         if key in kept and kept[key] > getattr(defaults, key):
             notes.append(
                 f"[tool.selfheal] {key.replace('_', '-')} = {kept[key]} lowered to {getattr(defaults, key)}: "
-                "a repository may lower the sandbox's limits, not raise them"
+                "a repository may lower the sandbox's limits and selfheal's budgets, not raise them"
             )
             kept[key] = getattr(defaults, key)
     return kept, notes
@@ -421,6 +430,11 @@ def _validate(config: HealConfig, env: Mapping[str, str] | None = None) -> None:
             f"unknown sandbox {config.sandbox!r}; choose auto, docker or local",
         ),
     ]
+    for key, bound in UPPER_BOUNDS.items():
+        value = getattr(config, key)
+        checks.append(
+            (value is None or value <= bound, f"{key.replace('_', '-')} {value}: at most {bound:g}")
+        )
     for ok, message in checks:
         if not ok:
             raise ConfigError(message)

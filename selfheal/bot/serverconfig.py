@@ -103,7 +103,8 @@ def check_unseen_by_jobs(config: ServerConfig) -> None:
         raise ServerConfigError(
             f"{'; '.join(shown)}: the local sandbox shows this place to every job's tests (it lies in "
             "the system's folders, an allowlisted file of /etc or selfheal's own installation). Move "
-            "it elsewhere (/var/lib/selfheal, /etc/selfheal and /srv are never shown), or use --sandbox docker"
+            "it elsewhere (/var/lib/selfheal, /etc/selfheal and /srv are never shown), or use "
+            "--sandbox docker"
         )
 
 

@@ -101,8 +101,8 @@ class Bwrap:
             *system_view(),
             "--dev", "/dev",
             "--proc", "/proc",
-            *[a for p in SCRATCH for a in ("--perms", "1777", "--size", str(self.scratch_bytes), "--tmpfs", str(p))],
-            "--perms", "1777", "--size", str(self.scratch_bytes), "--tmpfs", "/dev/shm",
+            *[a for p in (*SCRATCH, Path("/dev/shm"))
+              for a in ("--perms", "1777", "--size", str(self.scratch_bytes), "--tmpfs", str(p))],
             *[a for p in self._covered(workspace) for a in ("--tmpfs", str(p))],
             *self._folders_on_the_way(workspace),
             *[a for p in self.expose if p.exists() for a in ("--ro-bind", str(p), str(p))],

@@ -7,8 +7,9 @@ inside the workspace, capped output, and a watch on how much the commands write.
 As root, never as root: the session gets a uid of its own that owns only the workspace copy
 (`identity.SandboxUser`), every command runs as that uid with no capabilities, and the uid's
 processes are all killed at the end. Where bubblewrap works, namespaces besides (no network, a
-a view of the host made of the system's folders and the interpreter, read-only, private /tmp); a pids cgroup per
-command where one can be made. `info` states exactly what was in force (`Isolation`).
+view of the host made of the system's folders and the interpreter, read-only, private /tmp);
+elsewhere Landlock shows the same folders. A pids cgroup per command where one can be made.
+`info` states exactly what was in force (`Isolation`).
 """
 
 from __future__ import annotations
@@ -226,8 +227,8 @@ class LocalSession:
             if self.facts.contained:
                 raise SandboxUnavailable(
                     f"the local sandbox cannot make its namespaces here (bubblewrap: {bwrap_note}), so "
-                    f"the tests would reach the network and the host's shared folders ({self.info.isolation}); "
-                    f"{UNSAFE_HINT}"
+                    f"the tests would reach the network and the host's shared folders "
+                    f"({self.info.isolation}); {UNSAFE_HINT}"
                 )
             raise SandboxUnavailable(
                 f"the local sandbox cannot keep the repository's code away from selfheal's process "

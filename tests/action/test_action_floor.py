@@ -129,9 +129,7 @@ def floor() -> Iterator[Floor]:
     proof = Witness.start()
     seed = base / "seed"
     shutil.copytree(EXAMPLES / "intervals", seed, ignore=shutil.ignore_patterns(".selfheal", "__pycache__"))
-    (seed / "conftest.py").write_text(
-        WITNESS_CALL.format(name=proof.name), "utf-8"
-    )
+    (seed / "conftest.py").write_text(WITNESS_CALL.format(name=proof.name), "utf-8")
     pyproject = seed / "pyproject.toml"
     pyproject.write_text(pyproject.read_text("utf-8") + "\n[tool.selfheal]\nnamespaces = false\n", "utf-8")
     remote = base / "remote.git"
@@ -206,7 +204,9 @@ def test_as_root_without_namespaces_the_heal_is_refused_unless_the_workflow_acce
     assert "did not run the repository's code" in summary
     assert "cannot make its namespaces here" in summary and "accept-unsafe-sandbox" in summary
 
-    done, work = floor.run(Runner(open_runner.python, None), "root-accepted", **{"accept-unsafe-sandbox": "true"})
+    done, work = floor.run(
+        Runner(open_runner.python, None), "root-accepted", **{"accept-unsafe-sandbox": "true"}
+    )
     outputs = parse_output_file(work / "output")
     assert outputs["status"] == "healed", done.stderr[-3000:]
     report = json.loads((work / "workspace" / outputs["report-path"] / "report.json").read_text("utf-8"))

@@ -39,7 +39,9 @@ def test_a_model_without_a_price_is_refused_under_the_workflows_key(temps_world:
         fake.stop()
     assert requests == []
     assert run.outputs["status"] == "error", run.stderr
-    said = f"model '{UNLISTED}' (critic) has no price, so no dollar budget could hold under the workflow's key"
+    said = (
+        f"model '{UNLISTED}' (critic) has no price, so no dollar budget could hold under the workflow's key"
+    )
     assert said in run.summary
     assert f"--price {UNLISTED}=INPUT,OUTPUT" in run.summary and "model-prices" in run.summary
     assert [p for p in world.repo_state()["pulls"] if p["head"]["ref"].startswith("selfheal/")] == []

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -83,7 +84,7 @@ def test_a_buildable_provider_is_accepted(tmp_path, monkeypatch):
 MODEL_PYPROJECT = """
 [tool.selfheal]
 provider = "anthropic"
-max-iterations = 5
+max-iterations = 2
 
 [tool.selfheal.llm]
 model = "claude-sonnet-4-5"
@@ -114,7 +115,7 @@ def test_the_llm_table_configures_every_provider_setting(tmp_path, claude_key):
     config = build_config(tmp_path, {})
 
     llm = config.llm
-    assert (config.provider, llm.provider, config.max_iterations) == ("anthropic", "anthropic", 5)
+    assert (config.provider, llm.provider, config.max_iterations) == ("anthropic", "anthropic", 2)
     assert (llm.model, llm.base_url, llm.api_key_env) == (
         "claude-sonnet-4-5",
         "https://llm-proxy.internal.example",
@@ -307,12 +308,12 @@ def test_the_repository_settings_cannot_loosen_the_sandbox(tmp_path):
     )
     config = build_config(tmp_path, {})
     assert config.test_command == "python -m pytest -q"  # how the tests run: the repository's say
-    assert config.timeout == 900
+    assert config.timeout == 600  # how long they may: the caller's
     assert (config.namespaces, config.sandbox, config.sandbox_image) == (True, "auto", None)
     assert (config.setup_command, config.sandbox_ca_bundle, config.python) == (None, None, None)
     assert (config.memory_mb, config.max_processes, config.disk_mb, config.cpus) == (2048, 256, 1024, 2.0)
     notes = config.extra["setting_notes"]
-    assert len(notes) == 10
+    assert len(notes) == 11
     assert (
         "[tool.selfheal] namespaces = false ignored: only the caller can turn the sandbox's namespaces off"
         in (" ".join(notes))
@@ -327,6 +328,38 @@ def test_the_repository_may_tighten_the_sandbox_and_the_caller_may_loosen_it(tmp
     assert "setting_notes" not in tightened.extra
     loosened = build_config(tmp_path, {"namespaces": False, "disk_mb": 4096, "sandbox": "local"})
     assert (loosened.namespaces, loosened.disk_mb, loosened.sandbox) == (False, 4096, "local")
+
+
+def test_the_repository_may_lower_budgets_and_timeouts_but_not_raise_them(tmp_path):
+    # Its own time, how hard selfheal works on it and how many model answers it asks for at once
+    # are spent from the caller's runner and key.
+    raised = {"parallel": 8, "timeout": 7200, "test-timeout": 900, "max-minutes": 120,
+              "max-candidates": 90000, "max-iterations": 12, "flake-reruns": 5}  # fmt: skip
+    write_pyproject(tmp_path, "[tool.selfheal]\n" + "".join(f"{k} = {v}\n" for k, v in raised.items()))
+    config = build_config(tmp_path, {})
+    defaults = HealConfig(repo=tmp_path)
+    for key in raised:
+        field = key.replace("-", "_")
+        assert getattr(config, field) == getattr(defaults, field), key
+    notes = config.extra["setting_notes"]
+    assert sorted(n.split(" = ")[0] for n in notes) == sorted(f"[tool.selfheal] {k}" for k in raised)
+    assert (
+        "[tool.selfheal] test-timeout = 900.0 lowered to 60.0: a repository may lower the sandbox's "
+        "limits and selfheal's budgets, not raise them" in notes
+    )
+
+    write_pyproject(tmp_path, "[tool.selfheal]\nparallel = 1\ntest-timeout = 5\nmax-candidates = 30\n")
+    lowered = build_config(tmp_path, {})
+    assert (lowered.parallel, lowered.test_timeout, lowered.max_candidates) == (1, 5.0, 30)
+    assert "setting_notes" not in lowered.extra
+    # the caller may raise them, up to the bounds every number has
+    assert build_config(tmp_path, {"test_timeout": 900.0, "max_candidates": 90000}).test_timeout == 900.0
+    for flags, said in (({"test_timeout": 7200.0}, "test-timeout 7200.0: at most 3600"),
+                        ({"max_usd": 1e6}, "max-usd 1000000.0: at most 10000"),
+                        ({"max_minutes": 1e5}, "max-minutes 100000.0: at most 1440"),
+                        ({"max_iterations": 50}, "max-iterations 50: at most 20")):  # fmt: skip
+        with pytest.raises(ConfigError, match=re.escape(said)):
+            build_config(tmp_path, flags)
 
 
 @pytest.mark.parametrize(

@@ -178,8 +178,8 @@ def test_the_server_refuses_a_key_or_database_its_jobs_would_see(bot_world: BotW
             assert not path.with_name("q.sqlite3-work").exists() and not (tmp_path / "q-work").exists()
         # the docker sandbox shows the tests only their workspace: the same key is accepted there
         moved = dataclasses.replace(bot_world.key, path=beside_selfheal / "app.pem")
-        bot = start_bot(tmp_path / "docker", moved, bot_world.fake, tmp_path / "d.sqlite3", "--sandbox", "docker",
-                        secret=bot_world.secret)  # fmt: skip
+        bot = start_bot(tmp_path / "docker", moved, bot_world.fake, tmp_path / "d.sqlite3",
+                        "--sandbox", "docker", secret=bot_world.secret)  # fmt: skip
         assert bot.terminate() == 0
     finally:
         shutil.rmtree(beside_selfheal, ignore_errors=True)

@@ -594,4 +594,6 @@ def test_auto_is_decided_before_the_repository_is_read(tmp_path: Path, default_i
     # and where the default image cannot be had, `auto` is local for every repository alike
     missing = f"selfheal-test-absent:{uuid.uuid4().hex[:8]}"
     notes = {choose_sandbox("auto", repo, limits=limits, default_image=missing)[1] for repo in (plain, asks)}
-    assert len(notes) == 1 and next(iter(notes)).startswith("local sandbox: a Docker engine answers, but image")
+    assert len(notes) == 1 and next(iter(notes)).startswith(
+        "local sandbox: a Docker engine answers, but image"
+    )
