@@ -48,6 +48,13 @@ def dispatch_workflow(
         url = run.html_url if run is not True else runs
     except GithubException as exc:
         message = exc.data.get("message", "") if isinstance(exc.data, dict) else ""
+        if exc.status == 422 and "Unexpected inputs" in str(message):
+            raise GitHubError(
+                f"{client.repo_name}'s {workflow_file} does not take the inputs the server forwards "
+                f"({', '.join(sorted(inputs))}): {message}. Update it from selfheal's heal.yml, which "
+                "declares them, so that the heal runs with the server's model and budgets",
+                status=422,
+            ) from exc
         if exc.status not in (400, 422) or "return_run_details" not in str(message):
             raise
         workflow.create_dispatch(ref, inputs, throw=True)

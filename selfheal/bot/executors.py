@@ -150,6 +150,22 @@ def model_flags(config: ServerConfig) -> dict:
             "prices": config.prices or None}  # fmt: skip
 
 
+def model_inputs(config: ServerConfig) -> dict[str, str]:
+    """The server's model settings as the heal workflow's dispatch inputs (heal.yml passes them to
+    the action): a heal scaled out to the repository's runners uses the model and budgets the
+    operator chose, with the repository's own key. Only what differs from the action's defaults,
+    so a workflow that declares just `ref` and `test-command` still takes a server without a model."""
+    inputs = {
+        "provider": config.provider if config.provider != "none" or config.roles else "",
+        "model": config.model or "",
+        "roles": "\n".join(config.roles),
+        "max-usd": f"{config.max_usd:g}" if config.max_usd is not None and config.provider != "none" else "",
+        "max-tokens": str(config.max_tokens) if config.max_tokens is not None else "",
+        "model-prices": "\n".join(config.prices),
+    }
+    return {name: value for name, value in inputs.items() if value}
+
+
 class LocalExecutor(_Base):
     name = "local"
 
@@ -227,7 +243,7 @@ class ActionsExecutor(_Base):
         return self._forward(client, trigger, target.branch)
 
     def _forward(self, client: GitHubClient, trigger: Trigger, branch: str) -> JobResult:
-        inputs = {"ref": branch}
+        inputs = {"ref": branch, **model_inputs(self.config)}
         if self.config.test_command:
             inputs["test-command"] = self.config.test_command
         try:

@@ -41,7 +41,12 @@ def test_heal_yml_turns_claude_on_with_one_commented_line() -> None:
     )
     [heal_step] = [s for s in uncommented["jobs"]["heal"]["steps"] if s.get("id") == "heal"]
     assert heal_step["with"]["anthropic-api-key"].startswith("${{ secrets.ANTHROPIC_API_KEY }}")
-    assert "provider" not in heal_step["with"]  # empty: anthropic as soon as the key is there
+    # empty but for a dispatch that names one (a bot server's): anthropic as soon as the key is there
+    assert heal_step["with"].get("provider", "${{ inputs.provider }}") == "${{ inputs.provider }}"
+    forwarded = ("provider", "model", "roles", "max-usd", "max-tokens", "model-prices")
+    assert {name: heal_step["with"][name] for name in forwarded} == {
+        n: f"${{{{ inputs.{n} }}}}" for n in forwarded
+    }
 
 
 def test_outputs_and_runtime() -> None:

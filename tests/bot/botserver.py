@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
@@ -33,8 +34,15 @@ APP_ID = 424242
 INSTALLATION = 77
 BOT_LOGIN = "selfheal[bot]"
 LISTENING = re.compile(r"listening on (http://\S+)")
+# the workflow the repository copied: the dispatch inputs selfheal's heal.yml declares, read from it
+HEAL_YML = yaml.safe_load(
+    (Path(__file__).parents[2] / ".github" / "workflows" / "heal.yml").read_text("utf-8")
+)
 HEAL_WORKFLOW = {"id": 161616, "name": "selfheal", "path": ".github/workflows/heal.yml",
-                 "inputs": ["ref", "test-command"]}  # fmt: skip
+                 "inputs": sorted(HEAL_YML[True]["workflow_dispatch"]["inputs"])}  # fmt: skip
+# one copied before the dispatch forwarded the server's model settings
+OLD_HEAL_WORKFLOW = {"id": 161617, "name": "selfheal (old)", "path": ".github/workflows/old-heal.yml",
+                     "inputs": ["ref", "test-command"]}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,7 @@ def app_state(remote: Path, public_pem: str, *, token_ttl: int = 3600) -> dict[s
                 "default_branch": "main",
                 "git_dir": str(remote),
                 "collaborators": COLLABORATORS,
-                "workflows": [HEAL_WORKFLOW],
+                "workflows": [HEAL_WORKFLOW, OLD_HEAL_WORKFLOW],
                 "pulls": [
                     {
                         "number": 7,

@@ -3,6 +3,8 @@ repository, and what needs the conversation (permission, 👀, refusals) is answ
 
 from __future__ import annotations
 
+import json
+
 from tests.action.conftest import REPO
 from tests.bot import payloads
 from tests.bot.botserver import BOT_LOGIN, HEAL_WORKFLOW, BotWorld, installed
@@ -139,3 +141,38 @@ def test_a_missing_workflow_fails_for_good_and_a_server_error_is_retried(bot_wor
     lookups = [r for r in bot_world.fake.requests() if r["path"] == "/api/v3/repos/acme/widgets/installation"]
     assert [(r["status"], r["principal"]) for r in lookups] == [(200, "app")]
     assert bot.terminate() == 0
+
+
+def test_the_servers_model_and_budgets_travel_with_the_dispatch(bot_world: BotWorld) -> None:
+    # Scaling out to the repository's runners must not drop the operator's model: heal.yml takes
+    # provider, model, roles, budgets and prices as dispatch inputs and hands them to the action.
+    # (The key is the repository's own secret there: the server's never leaves the server.)
+    model = ("--provider", "anthropic", "--model", "claude-unlisted-9", "--role", "critic=none",
+             "--max-usd", "0.5", "--max-tokens", "40000", "--price", "claude-unlisted-9=2,10")  # fmt: skip
+    server_key = "sk-ant-api03-" + "x" * 40
+    bot = bot_world.start(
+        "--executor", "actions", "--workers", "1", *model, env={"ANTHROPIC_API_KEY": server_key}
+    )
+    assert bot.deliver("workflow_run", red("feature", bot_world.shas["feature"])).status == 202
+    bot.wait_jobs("done", 1, timeout=30)
+    [dispatch] = bot_world.repo_state()["dispatches"]
+    assert dispatch["inputs"] == {
+        "ref": "feature", "provider": "anthropic", "model": "claude-unlisted-9", "roles": "critic=none",
+        "max-usd": "0.5", "max-tokens": "40000", "model-prices": "claude-unlisted-9=2,10",
+    }  # fmt: skip
+    assert server_key not in json.dumps(bot_world.fake.requests()) + bot.output()
+    assert bot.terminate() == 0
+
+    # a workflow copied before it declared them: refused by GitHub, and said so, never dispatched
+    # without the model
+    old = bot_world.start("--executor", "actions", "--workers", "1", "--workflow", "old-heal.yml", *model,
+                          env={"ANTHROPIC_API_KEY": server_key})  # fmt: skip
+    assert old.deliver("workflow_run", red("green", bot_world.shas["green"])).status == 202
+    [failed] = [job for job in old.wait_jobs("failed", 1, timeout=30) if job["status"] == "failed"]
+    assert failed["error"].startswith(
+        "GitHubError: acme/widgets's old-heal.yml does not take the inputs the server forwards (max-tokens, "
+        "max-usd, model, model-prices, provider, ref, roles): Unexpected inputs provided"
+    )
+    assert "Update it from selfheal's heal.yml" in failed["error"]
+    assert len(bot_world.repo_state()["dispatches"]) == 1
+    assert old.terminate() == 0
