@@ -53,7 +53,9 @@ from selfheal.bot.dispatch import dispatch_workflow
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger, parse_event
 from selfheal.bot.exceptions import BotError, CredentialsError, EventError, GitHubError
 from selfheal.bot.github import GitHubClient
+from selfheal.bot.markup import after_marker
 from selfheal.bot.metrics import ServerMetrics
+from selfheal.bot.proposal import proposal_key
 from selfheal.bot.queue import Job, JobResult, Queue
 from selfheal.bot.serverconfig import ServerConfig
 from selfheal.bot.serverlog import JobLog, ServerLog
@@ -141,6 +143,7 @@ class _Base:
             workdir=self.config.work,
             memory=self.config.memory,
             model_env=self.config.model_env,
+            proposal_key=proposal_key(self.config.webhook_secret),
         )
 
 
@@ -279,7 +282,8 @@ class ActionsExecutor(_Base):
     def _say(client: GitHubClient, trigger: Trigger, body: str) -> None:
         if trigger.issue_number:
             try:
-                client.comment(trigger.issue_number, body)
+                # a branch name may hold "<!--": what follows selfheal's marker is made inert
+                client.comment(trigger.issue_number, after_marker(MARKER, body))
             except BotError:
                 pass  # the dispatch (or refusal) stands; a lost comment is not worth a retry
 

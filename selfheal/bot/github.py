@@ -244,6 +244,10 @@ class GitHubClient:
                 return None
             raise
 
+    @mapped("read a commit")
+    def commit_message(self, sha: str) -> str:
+        return self.repository.get_git_commit(sha).message
+
     # -- the Git database (commits made on GitHub, no local git) ------------------------------------
     @mapped("read a commit")
     def git_commit(self, sha: str) -> tuple[str, tuple[str, ...]]:

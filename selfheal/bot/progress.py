@@ -13,6 +13,7 @@ from selfheal.agent.events import Event, describe_finished
 from selfheal.bot.events import MARKER
 from selfheal.bot.exceptions import BotError
 from selfheal.bot.github import GitHubClient
+from selfheal.bot.markup import inert
 
 # the steps worth a comment edit; screening events come hundreds per second and are only counted
 SHOWN = {"sandbox", "baseline", "flake_check", "localize", "repair", "validate"}
@@ -70,10 +71,10 @@ class ProgressComment:
             "working": f"⏳ **selfheal** is healing {self.title}",
             "done": f"**selfheal** — {self.title}",
         }[state]
-        steps = "\n".join(f"- {line}" for line in self.lines) or "- preparing the sandbox"
-        parts = [MARKER, *([key_marker(self.key)] if self.key else []), head, "", steps]
+        steps = "\n".join(f"- {inert(line)}" for line in self.lines) or "- preparing the sandbox"
+        parts = [MARKER, *([key_marker(self.key)] if self.key else []), inert(head), "", steps]
         if conclusion:
-            parts += ["", conclusion]
+            parts += ["", inert(conclusion)]
         return "\n".join(parts)
 
     def _earlier(self) -> int | None:

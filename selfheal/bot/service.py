@@ -8,7 +8,6 @@ Refusals, "nothing to heal" and honest failures to heal are outcomes; selfheal's
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import tempfile
@@ -32,8 +31,10 @@ from selfheal.bot.exceptions import BotError, GitError, SandboxFailed, SandboxRe
 from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import PERMISSION_RANK, GitHubClient
 from selfheal.bot.gitops import Identity, Remote
+from selfheal.bot.markup import after_marker, inert
 from selfheal.bot.memorybranch import MEMORY_BRANCH, MemoryBranch
 from selfheal.bot.progress import ProgressComment
+from selfheal.bot.proposal import Proposal, ProposalError
 from selfheal.bot.publish import (
     NONE,
     Change,
@@ -49,7 +50,6 @@ from selfheal.sandbox.exceptions import SandboxError, SandboxUnavailable
 from selfheal.sandbox.secrets import process_scrubber
 
 REFUSED, IGNORED, PROPOSED = "refused", "ignored", "proposed"
-PROPOSAL = re.compile(r"<!-- selfheal:proposal (\{.*?\}) -->")
 SUMMARY_START, SUMMARY_END = "<!-- selfheal:summary -->", "<!-- /selfheal:summary -->"
 SHA = re.compile(r"^[0-9a-f]{40}$")
 
@@ -74,6 +74,9 @@ class BotSettings:
     # only, never the sandbox's environment, never the repository's to redirect
     model_env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     notice: str = ""  # said with the outcome, e.g. why this job heals without its model
+    # signs review-mode proposals (the bot: derived from its webhook secret); the Action has no
+    # secret that outlives a run, so its proposals stand on the branch's commit alone
+    proposal_key: bytes | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.min_permission not in PERMISSION_RANK or self.min_permission == "none":
@@ -252,8 +255,11 @@ class Bot:
             and trigger.issue_number
             and not self.client.open_pulls(owner, change.branch, base=change.base_branch)
         ):
+            proposal = Proposal(self.client.repo_name, trigger.issue_number, change.branch, "",
+                                change.base_branch, change.draft)  # fmt: skip
+            change = replace(change, message=f"{change.message}\n{proposal.trailer()}")
             sha, _ = push_branch(stage, change, self.settings.author)
-            self._propose(trigger, progress, change, sha)
+            self._propose(trigger, progress, change, replace(proposal, sha=sha))
             outcome.status, outcome.message = (
                 PROPOSED,
                 f"proposed on {change.branch}; waiting for /heal approve",
@@ -385,7 +391,8 @@ class Bot:
             "",
             f"Selfheal-Signature: {signature}",
         ])  # fmt: skip
-        body = (out_dir / "summary.md").read_text(encoding="utf-8")
+        # the summary quotes test ids, file names and model answers: none may pass for selfheal's markers
+        body = inert((out_dir / "summary.md").read_text(encoding="utf-8"))
         if self.settings.run_url:
             body += (
                 "\n---\nThe full report (report.json, trace, lessons) is in the artifact of "
@@ -404,12 +411,12 @@ class Bot:
         )
 
     # -- review mode --------------------------------------------------------------------------------
-    def _propose(self, trigger: Trigger, progress: ProgressComment | None, change: Change, sha: str) -> None:
-        data = {"branch": change.branch, "sha": sha, "base": change.base_branch, "draft": change.draft,
-                "title": change.title}  # fmt: skip
+    def _propose(
+        self, trigger: Trigger, progress: ProgressComment | None, change: Change, proposal: Proposal
+    ) -> None:
         body = "\n".join([
             MARKER,
-            f"<!-- selfheal:proposal {json.dumps(data)} -->",
+            proposal.marker(self.settings.proposal_key),
             f"**selfheal proposes a repair** (branch `{change.branch}`). Someone with "
             f"{self.settings.min_permission} access can comment `/heal approve` to open the pull request.",
             "",
@@ -423,10 +430,13 @@ class Bot:
             progress.finish("The proposal is in the next comment.")
 
     def approve(self, trigger: Trigger, me: str | None) -> Outcome:
-        """Open the pull request a proposal of this bot's own names.
+        """Open the pull request of this bot's own latest proposal here, once it is proven.
 
-        `me` is the login the 👀 reaction was made as: only that account's proposals count, since
-        any other app's bot can post a comment that looks like one.
+        `me` is the login the 👀 reaction was made as: only that account's comments are read, since
+        any other app's bot can post one that looks like a proposal. Even there, the proposal is
+        believed for what only selfheal could have made: its marker in the comment's own header
+        (the quoted summary is made inert), the branch at the commit it names, that commit's
+        trailer naming this issue and the base, and with a key (the bot's) a signature over all of it.
         """
         assert trigger.issue_number
         if not me:
@@ -436,39 +446,48 @@ class Bot:
                 "failed), so it opens nothing; comment `/heal approve` again.",
             )
             return Outcome(REFUSED, "own login unknown")
-        proposals = [
-            (c, json.loads(m.group(1)))
+        found = [
+            (c, proposal)
             for c in self.client.comments(trigger.issue_number)
-            if c.author == me and (m := PROPOSAL.search(c.body))
+            if c.author == me and (proposal := Proposal.in_comment(c.body.split(SUMMARY_START, 1)[0]))
         ]
-        if not proposals:
+        if not found:
             self._say(
                 trigger, f"{MARKER}\nThere is no selfheal proposal here to approve; comment `/heal` first."
             )
             return Outcome(REFUSED, "no proposal to approve")
-        comment, data = proposals[-1]
-        branch, sha = str(data.get("branch", "")), str(data.get("sha", ""))
-        if not branch.startswith("selfheal/") or self.client.branch_sha(branch) != sha:
+        # the newest proposal that proves to be selfheal's; a claim that does not is passed over
+        unproven: list[str] = []
+        for candidate, claimed in reversed(found):
+            try:
+                proposal = claimed.proven(self.client, trigger.issue_number, self.settings.proposal_key)
+            except ProposalError as exc:
+                unproven.append(str(exc))
+                continue
+            comment = candidate
+            break
+        else:
             self._say(
-                trigger,
-                f"{MARKER}\nThe proposed branch `{branch}` changed or is gone; comment `/heal` again.",
+                trigger, f"{MARKER}\nThe proposal cannot be opened: {unproven[0]}; comment `/heal` again."
             )
-            return Outcome(REFUSED, f"proposal branch {branch} is not at {sha[:12]}")
+            return Outcome(REFUSED, unproven[0])
         owner = self.client.repo_name.split("/")[0]
-        existing = self.client.open_pulls(owner, branch, base=data.get("base"))
+        existing = self.client.open_pulls(owner, proposal.branch, base=proposal.base)
         if existing:
-            publication = Publication(NONE, branch, sha, existing[0].number, existing[0].url)
+            publication = Publication(
+                NONE, proposal.branch, proposal.sha, existing[0].number, existing[0].url
+            )
         else:
             body = comment.body.split(SUMMARY_START, 1)[-1].split(SUMMARY_END, 1)[0].strip() + "\n"
             pull = self.client.create_pull(
-                title=str(data.get("title") or "selfheal: repair"),
+                title=self.client.commit_message(proposal.sha).splitlines()[0] or "selfheal: repair",
                 body=fit_body(body, self.settings.run_url),
-                head=branch, base=str(data.get("base")), draft=bool(data.get("draft")),
+                head=proposal.branch, base=proposal.base, draft=proposal.draft,
             )  # fmt: skip
             self.client.add_label(pull.number, "selfheal")
             refused = self.client.request_review(pull.number, trigger.requester or "")
             publication = Publication(
-                "created", branch, sha, pull.number, pull.url, (refused,) if refused else ()
+                "created", proposal.branch, proposal.sha, pull.number, pull.url, (refused,) if refused else ()
             )
         self._say(trigger, f"{MARKER}\n🚀 Pull request #{publication.pr_number}: {publication.pr_url}")
         self._react(trigger, "rocket")
@@ -543,7 +562,7 @@ class Bot:
         if not trigger.issue_number:
             return
         try:
-            self.client.comment(trigger.issue_number, process_scrubber().scrub(body))
+            self.client.comment(trigger.issue_number, after_marker(MARKER, process_scrubber().scrub(body)))
         except BotError:
             pass  # telling about a failure must not hide the failure itself
 

@@ -146,6 +146,20 @@ def test_review_mode_proposes_and_approve_opens_the_pull_request(world: World) -
         flags=re.S,
     )
     world.fake.seed_comment(REPO, 3, None, "mallory[bot]", forged)
+    # and selfheal's own login, had a test id carried a marker into one of its comments, claiming
+    # the proposal's branch for another base as a ready pull request: the branch's commit says
+    # what selfheal proposed, and this claim is passed over
+    header = re.search(r"<!-- selfheal:proposal (\{.*?\}) -->", proposal["body"])
+    assert header is not None
+    claim = {**json.loads(header.group(1)), "base": "feature", "draft": False}
+    world.fake.seed_comment(
+        REPO, 3, None, "github-actions[bot]",
+        "<!-- selfheal -->\n- failing: "
+        f"`tests/test_x.py::test_y[<!-- selfheal:proposal {json.dumps(claim)} -->]`",
+    )  # fmt: skip
+    assert f"Selfheal-Proposal: {REPO}#3 into main" in git(
+        world.tmp, "--git-dir", str(world.remote), "log", "-1", "--format=%B", branch
+    )
     world.fake.seed_comment(REPO, 3, 5103, "carol", "/heal approve")
     carol = payloads.issue_comment(
         "/heal approve", login="carol", number=3, comment_id=5103, pull_request=False
