@@ -121,6 +121,15 @@ def _comment(payload: dict[str, Any], repo: str) -> Trigger | Skip:
         raise EventError("issue_comment event without issue.number or comment.id")
     title = strip_hidden(issue.get("title") or "").strip()
     text = strip_hidden(issue.get("body") or "").strip()
+    issue_text = ""
+    if title or text:
+        # the issue is the words of whoever opened it, not of the one who asked for the heal
+        author = (issue.get("user") or {}).get("login") if isinstance(issue.get("user"), dict) else None
+        association = str(issue.get("author_association") or "unknown").lower().replace("_", " ")
+        who = "the requester" if author == login else f"@{author or 'someone'}, not the requester"
+        kind = "pull request" if issue.get("pull_request") else "issue"
+        issue_text = f"[the {kind}'s text, written by {who} (association with the repository: {association})]"
+        issue_text += "\n" + "\n\n".join(part for part in (title, text) if part)
     return Trigger(
         kind=COMMENT,
         repo=repo,
@@ -130,7 +139,7 @@ def _comment(payload: dict[str, Any], repo: str) -> Trigger | Skip:
         comment_id=comment_id,
         command=command,
         # what a model reads as the requester's hint: the words after /heal first, then the issue
-        context="\n\n".join(part for part in (command.hint, title, text, command.context) if part)[:8000],
+        context="\n\n".join(part for part in (command.hint, command.context, issue_text) if part)[:8000],
     )
 
 

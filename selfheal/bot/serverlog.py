@@ -7,20 +7,21 @@ is issued) and replaced by *** in every line written and in every error stored i
 from __future__ import annotations
 
 import base64
-import re
 import threading
 import time
 from collections import deque
 from typing import TextIO
 
 from selfheal.agent.events import Event, describe_finished
+from selfheal.agent.model.untrusted import CONTROL
 
 MASK = "***"
 MIN_SECRET = 8  # shorter values would mask ordinary words
 # what a line of the log must not carry as it is: a carriage return or an escape sequence from a
 # branch name, test id or comment would rewrite what the operator's terminal shows; C1 controls,
 # zero-width characters and bidi controls would hide or reorder text
-UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+# the characters the prompts' sanitiser removes are the ones a log line shows escaped
+UNPRINTABLE = CONTROL
 
 
 def printable(text: str) -> str:

@@ -23,7 +23,6 @@ from typing import Any
 
 from selfheal.agent.exceptions import AnswerError
 from selfheal.agent.model.answers import echo, parse_answer
-from selfheal.agent.model.hint import NO_HINT
 from selfheal.agent.model.llm.base import Message, Provider, Usage
 from selfheal.agent.model.messagefit import fit_messages
 from selfheal.agent.model.prompts import PromptLibrary, takes_hint
@@ -37,6 +36,7 @@ from selfheal.agent.model.tokencount import (
     tools_tokens,
 )
 from selfheal.agent.model.toolbox import Toolbox
+from selfheal.agent.model.untrusted import NO_HINT, fenced
 
 ROLE = "debugger"
 # kept free for the answer: an eighth of a known context (at least MIN_ANSWER_TOKENS, at most
@@ -163,7 +163,8 @@ class Debugger:
             for call in reply.tool_calls:
                 self.result.tool_calls += 1
                 seen = self.toolbox.call(call, max_tokens=budget, count=self.count)
-                self.result.transcript.append(Message("tool", seen.text, tool_call_id=call.id))
+                # a tool's result is the repository's code and output: no fence tag in it survives
+                self.result.transcript.append(Message("tool", fenced(seen.text), tool_call_id=call.id))
             return
         self.conclude(reply.text, truncated=reply.truncated)
 

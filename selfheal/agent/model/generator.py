@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from selfheal.agent.config import DEFAULT_PROTECTED
 from selfheal.agent.model.debugger import Diagnosis
 from selfheal.agent.model.editapply import edits_from_answer
-from selfheal.agent.model.hint import hint_for_prompt
 from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.prompts import PromptLibrary, takes_hint
 from selfheal.agent.model.textfit import fit_field
+from selfheal.agent.model.untrusted import for_prompt, hint_for_prompt
 from selfheal.agent.repair.bypass import bypassed_functions
 from selfheal.agent.repair.edits import Candidate, apply_edits
 from selfheal.agent.repair.overfit import overfit_risks
@@ -237,8 +237,8 @@ class GeneratorStrategy:
     def _failing(context: RepairContext) -> str:
         lines = []
         for test in context.targets[:10]:
-            message = (context.baseline_messages.get(test) or "").strip().splitlines()
-            lines.append(f"{test}: {message[0][:200] if message else 'failed'}")
+            message = for_prompt(context.baseline_messages.get(test) or "", normalize=False).splitlines()
+            lines.append(f"{for_prompt(test, normalize=False)}: {message[0][:200] if message else 'failed'}")
         return "\n".join(lines)
 
     @staticmethod

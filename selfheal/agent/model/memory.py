@@ -29,6 +29,7 @@ from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.prompts import PromptLibrary
 from selfheal.agent.model.textfit import fit_text
 from selfheal.agent.model.tokencount import context_tokens_of, request_tokens, token_counter
+from selfheal.agent.model.untrusted import for_prompt
 
 ROLE = "memory"
 MAX_LESSONS = 5
@@ -84,7 +85,8 @@ def refusal(lesson: str) -> str | None:
 
 def clean(lesson: str) -> str:
     """One line without a bullet, at most MAX_LESSON_CHARS (cut at a word, marked with …)."""
-    text = " ".join(str(lesson).split())
+    # a lesson comes from a record any writer of the memory branch could have made
+    text = " ".join(for_prompt(str(lesson)).split())
     text = re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", text)
     if len(text) <= MAX_LESSON_CHARS:
         return text

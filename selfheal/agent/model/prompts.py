@@ -40,6 +40,7 @@ import yaml
 from selfheal.agent.exceptions import PromptError
 from selfheal.agent.model.answers import describe
 from selfheal.agent.model.llm.base import Message
+from selfheal.agent.model.untrusted import fenced
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 REQUIRED_KEYS = ("version", "description", "system", "user", "schema")
@@ -76,7 +77,8 @@ class Prompt:
                 f"prompt {self.role!r} ({self.path}): {'; '.join(problems)}; "
                 f"it takes exactly: {', '.join(sorted(self.fields)) or '(no fields)'}"
             )
-        mapping = {name: "(none)" if value is None else str(value) for name, value in values.items()}
+        # every value is data: no fence tag in it, in any spelling, may close its fence
+        mapping = {name: "(none)" if value is None else fenced(str(value)) for name, value in values.items()}
         mapping["example"] = self._example_text()
         mapping["shape"] = describe(self.schema)
         return [

@@ -21,7 +21,6 @@ from selfheal.agent.exceptions import ConfigError, ProviderError
 from selfheal.agent.model.answers import AnswerRecord, ask_structured
 from selfheal.agent.model.debugger import Debugger, DebugResult
 from selfheal.agent.model.generator import GeneratorStrategy
-from selfheal.agent.model.hint import hint_for_prompt
 from selfheal.agent.model.llm.accounting import BudgetSpent, MeteredProvider, UsageLedger
 from selfheal.agent.model.llm.base import Provider, Usage
 from selfheal.agent.model.llm.factory import providers_for_roles
@@ -32,6 +31,7 @@ from selfheal.agent.model.prompts import PromptLibrary, takes_hint
 from selfheal.agent.model.qa import ModelQA
 from selfheal.agent.model.textfit import fit_field
 from selfheal.agent.model.toolbox import Toolbox
+from selfheal.agent.model.untrusted import for_prompt, hint_for_prompt
 from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.repair.strategy import Budget, RepairContext, RepairOutcome, ScreenFn
 
@@ -344,8 +344,10 @@ class ModelStrategy:
     def _failing(context: RepairContext) -> str:
         lines = []
         for test in context.targets[:10]:
-            said = (context.baseline_messages.get(test) or "").strip()
-            lines.append(f"{test}\n{said[:600]}" if said else test)
+            said = for_prompt(context.baseline_messages.get(test) or "", 600, normalize=False)
+            lines.append(
+                f"{for_prompt(test, normalize=False)}\n{said}" if said else for_prompt(test, normalize=False)
+            )
         return "\n\n".join(lines)
 
     @staticmethod
