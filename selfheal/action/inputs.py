@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.model.llm.settings import parse_price_spec, parse_role_spec
@@ -50,11 +50,12 @@ class ActionInputs:
     accept_unsafe_sandbox: bool = False
     publish_with: str = "git"
     memory: bool = True  # the repository's selfheal-memory branch: recalled from and added to
+    memory_key: str = field(default="", repr=False)  # signs the memory records
 
     @property
     def secrets(self) -> tuple[str, ...]:
         """Values never to be shown anywhere."""
-        return tuple(s for s in (self.github_token, self.anthropic_api_key) if s)
+        return tuple(s for s in (self.github_token, self.anthropic_api_key, self.memory_key) if s)
 
 
 def _raw(env: Mapping[str, str], name: str) -> str:
@@ -179,6 +180,7 @@ def parse_inputs(env: Mapping[str, str]) -> ActionInputs:
         accept_unsafe_sandbox=_bool(env, "accept-unsafe-sandbox", False),
         publish_with=_choice(env, "publish-with", "git", ("git", "api")),
         memory=_bool(env, "memory", True),
+        memory_key=_raw(env, "memory-key"),
     )
     _check_reachable(inputs)
     return inputs

@@ -31,6 +31,8 @@ from selfheal.action.runner import (
 from selfheal.agent.events import Event, describe_finished
 from selfheal.agent.exceptions import ConfigError, HealInterrupted, SelfhealError
 from selfheal.agent.report.confidence import confidence_line
+from selfheal.agent.report.memory import memory_key
+from selfheal.agent.report.outputs import runs_folder
 from selfheal.agent.report.result import HEALED, PARTIAL
 from selfheal.bot.events import load_event, parse_event
 from selfheal.bot.exceptions import BotError
@@ -155,7 +157,7 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
     base = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
     run_id = env.get("GITHUB_RUN_ID", "local")
     attempt = env.get("GITHUB_RUN_ATTEMPT", "1")
-    out_dir = base / ".selfheal" / "runs" / f"run-{run_id}-{attempt}-{secrets.token_hex(3)}"
+    out_dir = runs_folder(base) / f"run-{run_id}-{attempt}-{secrets.token_hex(3)}"
     server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
     run_url = (
         f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{run_id}" if env.get("GITHUB_REPOSITORY") else ""
@@ -193,6 +195,7 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
         out_dir=out_dir,
         workdir=Path(workdir) if workdir and Path(workdir).is_dir() else None,
         model_env=model_env(inputs, env),
+        memory_key=memory_key(inputs.memory_key.encode("utf-8")) if inputs.memory_key else None,
     )
 
 

@@ -5,6 +5,7 @@ BotError
 ├── CredentialsError  no token, or GitHub rejects it (also: the App's JWT, a gone installation)
 ├── GitHubError       an API call failed after the client's own retries
 ├── GitError          clone, fetch or push failed
+│   └── StoreTooLarge the memory branch's file is larger than selfheal ever writes: not read
 ├── SandboxRefused    no sandbox could keep the repository's code away from the token, and the
 │                     workflow did not accept running it anyway (accept-unsafe-sandbox)
 ├── SandboxFailed     the sandbox broke under the heal (e.g. its container was killed)
@@ -44,6 +45,10 @@ class LeaseLost(GitError):
     def __init__(self, message: str, *, maybe_arrived: bool = False) -> None:
         super().__init__(message)
         self.maybe_arrived = maybe_arrived
+
+
+class StoreTooLarge(GitError):
+    pass
 
 
 class SandboxRefused(BotError):

@@ -47,6 +47,7 @@ from datetime import timedelta
 from typing import Protocol
 
 from selfheal.agent.exceptions import ConfigError, SelfhealError
+from selfheal.agent.report.memory import memory_key
 from selfheal.agent.report.result import HEALED, PARTIAL
 from selfheal.bot.appauth import AppTokens
 from selfheal.bot.dispatch import dispatch_workflow
@@ -144,6 +145,7 @@ class _Base:
             memory=self.config.memory,
             model_env=self.config.model_env,
             proposal_key=proposal_key(self.config.webhook_secret),
+            memory_key=memory_key(self.config.webhook_secret),
         )
 
 

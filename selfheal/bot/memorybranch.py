@@ -22,33 +22,51 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from selfheal.agent.report.memory import MEMORY_FILE, MemoryRecord, capped, parse_lines, render_lines
-from selfheal.bot.exceptions import GitError
+from selfheal.agent.report.memory import (
+    MAX_BYTES,
+    MEMORY_FILE,
+    MemoryRecord,
+    capped,
+    parse_lines,
+    render_lines,
+    scrubbed_record,
+)
+from selfheal.bot.exceptions import GitError, StoreTooLarge
 from selfheal.bot.gitops import Identity, Remote
 
 MEMORY_BRANCH = "selfheal-memory"
 REF = f"refs/heads/{MEMORY_BRANCH}"
+MAX_STORE_BYTES = 8 * MAX_BYTES  # a file on the branch larger than this is not read at all
 ATTEMPTS = 6
 
 
 class MemoryBranch:
-    def __init__(self, remote: Remote, parent: Path | None = None, author: Identity | None = None) -> None:
+    def __init__(
+        self,
+        remote: Remote,
+        parent: Path | None = None,
+        author: Identity | None = None,
+        key: bytes | None = None,
+    ) -> None:
         self.remote = remote
         self.parent = parent
         self.author = author or Identity()
+        self.key = key  # the operator's: records are signed with it, and only those it signed are read
 
     def read(self) -> list[MemoryRecord]:
         with _Scratch(self.remote, self.parent) as scratch:
             tip = scratch.fetch_tip()
-            return parse_lines(scratch.file_at(tip)) if tip else []
+            return parse_lines(scratch.file_at(tip), self.key) if tip else []
 
     def append(self, record: MemoryRecord) -> str | None:
         """Add `record` on the branch; the commit pushed, or None when the branch holds it already
         (a push whose answer was lost had landed: the retry finds the record there). Retries from
         the new tip when another heal's commit landed first."""
 
+        stored = scrubbed_record(record, None, self.key)
+
         def add(records: list[MemoryRecord]) -> list[MemoryRecord]:
-            return capped([*[r for r in records if r.id != record.id], record])
+            return capped([*[r for r in records if r.id != stored.id], stored])
 
         return self._change(add, f"selfheal memory: {record.status} {record.id}")
 
@@ -63,7 +81,12 @@ class MemoryBranch:
         for attempt in range(ATTEMPTS):
             with _Scratch(self.remote, self.parent) as scratch:
                 tip = scratch.fetch_tip()
-                records = parse_lines(scratch.file_at(tip)) if tip else []
+                # what the key did not sign is dropped from the branch with this commit; a store
+                # grown past any size selfheal writes starts over
+                try:
+                    records = parse_lines(scratch.file_at(tip), self.key) if tip else []
+                except StoreTooLarge:
+                    records = []
                 kept = change(records)
                 if tip and kept == records:
                     return None  # nothing to change: no empty commit
@@ -119,6 +142,12 @@ class _Scratch:
         meta = listed.split("\t", 1)[0].split()
         if meta[:2] != ["100644", "blob"]:
             raise GitError(f"{MEMORY_FILE} on {MEMORY_BRANCH} is not a regular file")
+        size = int(self._git("cat-file", "-s", meta[2], what="read of the memory").strip() or 0)
+        if size > MAX_STORE_BYTES:
+            # selfheal never writes a store this large; reading it whole would cost every heal
+            raise StoreTooLarge(
+                f"{MEMORY_FILE} on {MEMORY_BRANCH} is {size} bytes, over {MAX_STORE_BYTES}: not read"
+            )
         return self._git("cat-file", "blob", meta[2], what="read of the memory")
 
     def commit(self, text: str, parent: str | None, message: str, author: Identity) -> str:

@@ -77,6 +77,9 @@ class BotSettings:
     # signs review-mode proposals (the bot: derived from its webhook secret); the Action has no
     # secret that outlives a run, so its proposals stand on the branch's commit alone
     proposal_key: bytes | None = field(default=None, repr=False, compare=False)
+    # signs the memory branch's records, and only what it signed is recalled (the bot: derived from
+    # its webhook secret; the Action: the memory-key input, when the workflow gives one)
+    memory_key: bytes | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.min_permission not in PERMISSION_RANK or self.min_permission == "none":
@@ -211,12 +214,27 @@ class Bot:
         checkout = remote.clone(workdir / "repo", sha=target.sha, branch=target.branch)
         # the memory branch is written with a git push, which publish-with api never makes
         uses_memory = self.settings.memory and self.settings.publish_with == "git"
-        memory = MemoryBranch(remote, self.settings.workdir, self.settings.author) if uses_memory else None
+        memory = (
+            MemoryBranch(remote, self.settings.workdir, self.settings.author, key=self.settings.memory_key)
+            if uses_memory
+            else None
+        )
         recalled_from = self._recall(memory, workdir)
-        result, report, out_dir = self._run_heal(trigger, checkout, progress, recalled_from)
+        # a heal of any other branch (a pull request's) runs code its author chose: what it found
+        # is not written where every later heal of the repository reads it
+        writes = memory is not None and not dry_run and target.branch == self.client.default_branch
+        unwritten = (
+            ()
+            if writes or memory is None or dry_run
+            else (
+                f"not remembered: only heals of the default branch ({self.client.default_branch}) add to "
+                f"{MEMORY_BRANCH}",
+            )
+        )
+        result, report, out_dir = self._run_heal(trigger, checkout, progress, recalled_from, unwritten)
         outcome = Outcome(result.status, result.error or result.status, result, report, None, out_dir)
-        if memory is not None and not dry_run:
-            self._remember(memory, result, report)
+        if memory is not None and writes:
+            self._remember(memory, result, report, target.branch)
 
         if result.status not in (HEALED, PARTIAL) or not result.changes:
             self._conclude(
@@ -298,10 +316,13 @@ class Bot:
         path.write_text(render_lines(records), encoding="utf-8")
         return path
 
-    def _remember(self, memory: MemoryBranch, result: HealResult, report: dict[str, Any]) -> None:
+    def _remember(
+        self, memory: MemoryBranch, result: HealResult, report: dict[str, Any], branch: str
+    ) -> None:
         record = worth_keeping(result, report)
         if record is None:
             return
+        record = replace(record, branch=branch, run=self.settings.run_url)
         try:
             memory.append(record)
         except GitError as exc:  # the heal and its pull request stand; only the record is lost
@@ -314,7 +335,12 @@ class Bot:
             self.log.emit(Event("memory", now, now, {"note": text}))
 
     def _run_heal(
-        self, trigger: Trigger, path: Path, progress: ProgressComment | None, memory_file: Path | None = None
+        self,
+        trigger: Trigger,
+        path: Path,
+        progress: ProgressComment | None,
+        memory_file: Path | None = None,
+        notes: tuple[str, ...] = (),
     ) -> tuple[HealResult, dict[str, Any], Path]:
         flags = dict(self.settings.heal_flags)
         flags["memory"] = memory_file is not None
@@ -360,6 +386,7 @@ class Bot:
             ) from exc
         if note:
             result.notes.append(note)
+        result.notes.extend(notes)
         if self.settings.memory and self.settings.publish_with == "api":
             result.notes.append(
                 f"memory off: the {MEMORY_BRANCH} branch is written with a git push, and publish-with "

@@ -12,19 +12,26 @@ the bot, where anyone who can read the repository reads it. It is scrubbed like 
 The store is capped in records and bytes; over the cap the least recalled go first, the oldest
 of them first. A record is recalled when a later heal's record lists it in `recalled`, so the
 store stays append-only (a branch of JSONL commits merges by appending).
+
+A store is data others can write (anyone who may push to the memory branch, a hand edit): a read
+takes at most MAX_READ_BYTES from its end (the newest records), never follows a symbolic link,
+and with a key (the operator's) keeps only the records that key signed. A record names the branch
+and the run that wrote it. Whatever a record says reaches a prompt only through the sanitiser of
+text from outside (agent/model/untrusted.py).
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import hmac
 import json
 import os
 import secrets
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +48,7 @@ MAX_TEXT = 200  # characters of one message, root cause or lesson
 MAX_CHANGED_LINES = 12
 MAX_LINE = 160
 MEMORY_FILE = "memory.jsonl"
+MAX_READ_BYTES = 2 * MAX_BYTES  # what one read takes from a store's end, however large it grew
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,19 @@ class MemoryRecord:
     lessons: tuple[str, ...]
     recalled: tuple[str, ...] = ()  # ids of the earlier records this heal recalled
     version: int = RECORD_VERSION
+    branch: str = ""  # the branch whose heal wrote it
+    run: str = ""  # the run that wrote it (a workflow run's address, a job)
+    sig: str = ""  # HMAC-SHA256 of the rest under the operator's key; "" when none was given
+
+    def sign(self, key: bytes) -> MemoryRecord:
+        return replace(self, sig=self._mac(key))
+
+    def signed_by(self, key: bytes) -> bool:
+        return bool(self.sig) and hmac.compare_digest(self.sig, self._mac(key))
+
+    def _mac(self, key: bytes) -> str:
+        body = json.dumps({k: v for k, v in self.as_dict().items() if k != "sig"}, sort_keys=True)
+        return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,7 +92,19 @@ class MemoryRecord:
     def from_dict(cls, data: dict[str, Any]) -> MemoryRecord:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
-        for name in known - {"id", "created", "signature", "status", "provider", "root_cause", "version"}:
+        scalars = {
+            "id",
+            "created",
+            "signature",
+            "status",
+            "provider",
+            "root_cause",
+            "version",
+            "branch",
+            "run",
+            "sig",
+        }
+        for name in known - scalars:
             value = values.get(name, ())
             values[name] = tuple(tuple(v) if isinstance(v, list) else v for v in value)
         missing = {"id", "created", "signature", "status", "provider", "root_cause"} - values.keys()
@@ -171,17 +204,35 @@ def capped(
     return [r for r in records if r.id not in drop]
 
 
-def parse_lines(text: str) -> list[MemoryRecord]:
-    """The records of a JSONL text; a line that is no record (a bad merge, a hand edit) is skipped."""
+def scrubbed_record(record: MemoryRecord, scrub: Scrubber | None, key: bytes | None) -> MemoryRecord:
+    """`record` as it will be stored: scrubbed, then signed with `key` (signed last, so that what is
+    read back is what was signed)."""
+    clean = MemoryRecord.from_dict((scrub or process_scrubber()).scrub_data(record.as_dict()))
+    return clean.sign(key) if key else clean
+
+
+def memory_key(secret: bytes) -> bytes:
+    """The key records are signed with, derived from a secret the operator holds."""
+    return hmac.new(secret, b"selfheal memory records", hashlib.sha256).digest()
+
+
+def parse_lines(text: str, key: bytes | None = None) -> list[MemoryRecord]:
+    """The records of a JSONL text; a line that is no record (a bad merge, a hand edit) is skipped,
+    and so is, with `key`, a record that key did not sign. Only the text's last MAX_READ_BYTES are
+    read (the newest records), and of them the last MAX_RECORDS."""
+    if len(text) > MAX_READ_BYTES:
+        text = text[-MAX_READ_BYTES:].split("\n", 1)[-1]  # from the first whole line
     records = []
     for line in text.splitlines():
         if not line.strip():
             continue
         try:
-            records.append(MemoryRecord.from_dict(json.loads(line)))
-        except (ValueError, TypeError):
+            record = MemoryRecord.from_dict(json.loads(line))
+        except (ValueError, TypeError, AttributeError):
             continue
-    return records
+        if key is None or record.signed_by(key):
+            records.append(record)
+    return records[-MAX_RECORDS:]
 
 
 def render_lines(records: Iterable[MemoryRecord], scrub: Scrubber | None = None) -> str:
@@ -192,24 +243,44 @@ def render_lines(records: Iterable[MemoryRecord], scrub: Scrubber | None = None)
 class LocalMemory:
     """The store in a file: `.selfheal/memory.jsonl` of the repository by default."""
 
-    def __init__(self, path: Path, max_records: int = MAX_RECORDS, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(
+        self, path: Path, max_records: int = MAX_RECORDS, max_bytes: int = MAX_BYTES, key: bytes | None = None
+    ) -> None:
         self.path = path
         self.max_records, self.max_bytes = max_records, max_bytes
+        self.key = key
 
     @classmethod
     def of_repo(cls, repo: Path) -> LocalMemory:
         return cls(repo / ".selfheal" / MEMORY_FILE)
 
     def records(self) -> list[MemoryRecord]:
+        self._refuse_links()
         try:
-            return parse_lines(self.path.read_text(encoding="utf-8"))
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
             return []
         except OSError as exc:
             raise HealError(f"could not read the memory {self.path}: {exc.strerror or exc}") from exc
+        with os.fdopen(fd, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - MAX_READ_BYTES))
+            data = handle.read(MAX_READ_BYTES)
+        text = data.decode("utf-8", "replace")
+        if size > MAX_READ_BYTES:
+            text = text.split("\n", 1)[-1]
+        return parse_lines(text, self.key)
+
+    def _refuse_links(self) -> None:
+        """A store reached through a symbolic link (a committed `.selfheal -> /somewhere`) is
+        neither read nor written: it could point out of the repository."""
+        for path in (self.path.parent, self.path):
+            if path.is_symlink():
+                raise HealError(f"the memory {self.path}: {path} is a symbolic link; not followed")
 
     def append(self, record: MemoryRecord, scrub: Scrubber | None = None) -> list[MemoryRecord]:
         """Add `record` (capped, scrubbed); the records kept. Concurrent appends both land."""
+        record = scrubbed_record(record, scrub, self.key)
         return self._rewrite(
             lambda records: capped([*records, record], self.max_records, self.max_bytes), scrub
         )
@@ -230,6 +301,7 @@ class LocalMemory:
         return render_lines(self.records())
 
     def _rewrite(self, change, scrub: Scrubber | None = None) -> list[MemoryRecord]:
+        self._refuse_links()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ignore = self.path.parent / ".gitignore"

@@ -32,13 +32,23 @@ OUTPUT_FILES = ("report.json", "report.html", "patch.diff", "summary.md", "lesso
 
 
 def default_out_dir(base: Path) -> Path:
-    runs = base / ".selfheal" / "runs"
+    runs = runs_folder(base)
     runs.mkdir(parents=True, exist_ok=True)
     ignore = base / ".selfheal" / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# selfheal run outputs\n*\n", encoding="utf-8")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return runs / f"{stamp}-{secrets.token_hex(3)}"
+
+
+def runs_folder(base: Path) -> Path:
+    """`base/.selfheal/runs`, refused (HealError) when either is a symbolic link: a repository that
+    commits `.selfheal -> /somewhere` would have selfheal write there."""
+    runs = base / ".selfheal" / "runs"
+    for path in (runs.parent, runs):
+        if path.is_symlink():
+            raise HealError(f"{path} is a symbolic link: selfheal writes no output through it (use --out)")
+    return runs
 
 
 def write_outputs(result: HealResult, trace: Trace, out_dir: Path, scrubber: Scrubber | None = None) -> dict:
