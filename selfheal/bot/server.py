@@ -64,7 +64,13 @@ class BotServer:
         self.metrics = metrics or ServerMetrics(queue.counts)
         app = WebhookApp(intake, self.health, self.metrics, max_body=config.max_body,
                          read_timeout=config.read_timeout)  # fmt: skip
-        self.http = HttpServer(config.host, config.port, app, max_connections=config.max_connections)
+        self.http = HttpServer(
+            config.host,
+            config.port,
+            app,
+            max_connections=config.max_connections,
+            header_timeout=config.read_timeout,
+        )
 
     @property
     def url(self) -> str:

@@ -237,7 +237,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     add("--max-connections", type=int, default=256, metavar="N",
         help="connections served at once; more are answered 503 (default 256)")  # fmt: skip
     add("--read-timeout", type=float, default=10.0, metavar="S",
-        help="seconds a delivery's body may take to arrive; then 408 (default 10)")  # fmt: skip
+        help="seconds a delivery's headers may take to arrive (then the connection is closed), and "
+        "then its body (then 408) (default 10)")  # fmt: skip
     add("--stop-timeout", type=float, default=20.0, metavar="S",
         help="on SIGTERM, seconds running jobs may take to finish before they go back to the queue "
         "(default 20)")  # fmt: skip

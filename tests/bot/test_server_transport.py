@@ -85,9 +85,48 @@ def test_200_slow_clients_stay_within_the_bound_and_healthz_answers_in_under_100
         conn.settimeout(5)
         answers.append(conn.recv(4096).split(b"\r\n", 1)[0])
     assert set(answers) == {b"HTTP/1.1 408 Request Timeout"}
+    # and those stalled mid-headers (no request yet, so no answer) are closed: none holds its
+    # connection, and with enough of them every connection the server allows, forever
+    closed = []
+    for conn in slow[0::2]:
+        conn.settimeout(5)
+        closed.append(conn.recv(4096))
+    assert set(closed) == {b""}
     for conn in slow:
         conn.close()
     assert bot.health()["queue"] == NOTHING_QUEUED
+    assert bot.terminate() == 0
+
+
+def test_unsigned_bodies_in_flight_are_bounded_before_any_signature_is_checked(bot_world: BotWorld) -> None:
+    # a body is read whole before its signature can be checked: senders without the secret may
+    # not make the server hold more than 8 bodies of the largest size at once
+    bot = bot_world.start("--sandbox", "local", "--max-body", "1024", "--read-timeout", "5")
+    held = []
+    for _ in range(8):
+        conn = socket.create_connection(address(bot), timeout=10)
+        conn.sendall(b"POST /webhook HTTP/1.1\r\nHost: bot\r\nContent-Length: 1024\r\n\r\n{")
+        held.append(conn)
+    time.sleep(0.5)
+    with socket.create_connection(address(bot), timeout=10) as ninth:
+        ninth.sendall(b"POST /webhook HTTP/1.1\r\nHost: bot\r\nContent-Length: 1024\r\n\r\n{")
+        answer = b""
+        while not answer.rstrip().endswith(b"}"):
+            chunk = ninth.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        head, _, text = answer.decode().partition("\r\n\r\n")
+    assert head.startswith("HTTP/1.1 503 ")
+    assert json.loads(text) == {"error": "too many deliveries are being read; retry later"}
+    for conn in held:
+        conn.close()
+    time.sleep(0.5)
+    # the room is given back: a signed delivery is read and decided again
+    body = json.dumps(installed(payloads.issue_comment("/heal nothing", number=7, comment_id=9))).encode()
+    with socket.create_connection(address(bot), timeout=10) as conn:
+        conn.sendall(signed_request(bot, body))
+        assert conn.recv(4096).split(b"\r\n", 1)[0] != b"HTTP/1.1 503 Service Unavailable"
     assert bot.terminate() == 0
 
 
