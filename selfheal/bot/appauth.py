@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -72,8 +72,9 @@ class AppTokens:
             timeout=timeout,
             retry=SafeRetry(total=3, backoff_factor=0.5, secondary_rate_wait=30, max_rate_limit_wait=60),
         )
+        self._auth = auth
         self._lock = threading.Lock()
-        self._cache: dict[int, InstallationToken] = {}
+        self._cache: dict[tuple[int, str | None, tuple[tuple[str, str], ...]], InstallationToken] = {}
 
     @classmethod
     def from_key_file(cls, app_id: str, path: Path, **kwargs: Any) -> AppTokens:
@@ -90,23 +91,42 @@ class AppTokens:
         return f"AppTokens(app_id={self.app_id!r}, api_url={self.api_url!r}, cached={len(self._cache)})"
 
     # -- tokens ---------------------------------------------------------------------------------------
-    def token(self, installation_id: int, *, valid_for: timedelta = timedelta(0)) -> str:
-        """An installation token that stays valid for at least `valid_for` (plus a margin)."""
+    def token(
+        self,
+        installation_id: int,
+        *,
+        valid_for: timedelta = timedelta(0),
+        repo: str | None = None,
+        permissions: Mapping[str, str] | None = None,
+    ) -> str:
+        """An installation token that stays valid for at least `valid_for` (plus a margin). With
+        `repo` and `permissions`, narrowed to that one repository and those permissions: an
+        installation on a whole organisation would otherwise hand each job a token for all of it."""
         wanted = valid_for + REFRESH_MARGIN
+        key = (installation_id, repo, tuple(sorted((permissions or {}).items())))
         with self._lock:
-            cached = self._cache.get(installation_id)
+            cached = self._cache.get(key)
             if cached and cached.valid_for(self._clock()) > wanted:
                 return cached.token
-            fresh = self._call(
+            body: dict[str, Any] = {}
+            if repo:
+                body["repositories"] = [repo.partition("/")[2] or repo]
+            if permissions:
+                body["permissions"] = dict(permissions)
+            _, data = self._call(
                 f"get a token for installation {installation_id}",
-                lambda: self._integration.get_access_token(installation_id),
-            )
-            issued = InstallationToken(installation_id, _aware(fresh.expires_at), fresh.token)
+                lambda: self._integration.requester.requestJsonAndCheck(
+                    "POST", f"/app/installations/{installation_id}/access_tokens",
+                    headers={"Authorization": f"Bearer {self._auth.create_jwt()}"}, input=body,
+                ),
+            )  # fmt: skip
+            expires = datetime.fromisoformat(str(data["expires_at"]).replace("Z", "+00:00"))
+            issued = InstallationToken(installation_id, _aware(expires), str(data["token"]))
             if self._on_token:
                 self._on_token(issued.token)
             # GitHub's tokens live an hour; one that lives less than `wanted` is still used (and
             # replaced on the next call): a job longer than the token's life cannot be helped here.
-            self._cache[installation_id] = issued
+            self._cache[key] = issued
             return issued.token
 
     def installation_for(self, repo: str) -> int:

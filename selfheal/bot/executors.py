@@ -78,6 +78,8 @@ class Executor(Protocol):
 
 class _Base:
     name = "base"
+    # what a job's token may do, in its one repository (metadata: read comes with any token)
+    token_permissions: dict[str, str] = {}
 
     def __init__(
         self,
@@ -124,7 +126,10 @@ class _Base:
     def _client(self, job: Job, trigger: Trigger) -> tuple[GitHubClient, str]:
         installation = job.installation_id or self.tokens.installation_for(trigger.repo)
         minutes = self.config.max_minutes or DEFAULT_HEAL_MINUTES
-        token = self.tokens.token(installation, valid_for=timedelta(minutes=minutes) + JOB_OVERHEAD)
+        token = self.tokens.token(
+            installation, valid_for=timedelta(minutes=minutes) + JOB_OVERHEAD,
+            repo=trigger.repo, permissions=self.token_permissions,
+        )  # fmt: skip
         client = GitHubClient(
             trigger.repo, token, api_url=self.config.api_url, write_interval=self.config.write_interval
         )
@@ -173,6 +178,8 @@ def model_inputs(config: ServerConfig) -> dict[str, str]:
 
 class LocalExecutor(_Base):
     name = "local"
+    # clone and push the fix and the memory branch; open the pull request; comment and react
+    token_permissions = {"contents": "write", "pull_requests": "write", "issues": "write"}
 
     def _run(self, job: Job, trigger: Trigger) -> JobResult:
         client, token = self._client(job, trigger)
@@ -211,6 +218,8 @@ class LocalExecutor(_Base):
 
 class ActionsExecutor(_Base):
     name = "actions"
+    # dispatch the heal workflow; read branches and pull requests; comment and react
+    token_permissions = {"actions": "write", "contents": "read", "pull_requests": "read", "issues": "write"}
 
     def screen(self, trigger: Trigger) -> str | None:
         if trigger.kind == DISPATCH:

@@ -156,6 +156,10 @@ def test_the_servers_model_and_budgets_travel_with_the_dispatch(bot_world: BotWo
     assert bot.deliver("workflow_run", red("feature", bot_world.shas["feature"])).status == 202
     bot.wait_jobs("done", 1, timeout=30)
     [dispatch] = bot_world.repo_state()["dispatches"]
+    [token] = bot_world.fake.state()["app_tokens"]  # the one repository, what a dispatch needs only
+    assert (token["repositories"], token["permissions"]) == (
+        [REPO], {"actions": "write", "contents": "read", "pull_requests": "read", "issues": "write"},
+    )  # fmt: skip
     assert dispatch["inputs"] == {
         "ref": "feature", "provider": "anthropic", "model": "claude-unlisted-9", "roles": "critic=none",
         "max-usd": "0.5", "max-tokens": "40000", "model-prices": "claude-unlisted-9=2,10",

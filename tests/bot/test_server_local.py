@@ -66,6 +66,11 @@ def test_a_heal_comment_is_healed_here_and_opens_one_pull_request(bot_world: Bot
     assert pushes and {r["principal"] for r in pushes} == {"installation:77"}
     assert [r["principal"] for r in requests if r["path"].endswith("/access_tokens")] == ["app"]
     assert not [r for r in requests if r["token_in_url"]]
+    # and that token reaches the one repository it heals, with what a heal needs only
+    [token] = bot_world.fake.state()["app_tokens"]
+    assert (token["repositories"], token["permissions"]) == (
+        [REPO], {"contents": "write", "pull_requests": "write", "issues": "write"},
+    )  # fmt: skip
 
     assert bot.terminate() == 0
     stored = files_text(bot_world.tmp / "bot")  # the queue's db, -wal, -shm, the runs and the log
