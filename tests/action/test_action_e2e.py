@@ -239,10 +239,9 @@ def test_shell_metacharacters_and_hidden_comments_are_data(world: World, tmp_pat
     assert not canary.exists()
     # the hidden "/heal approve" did not turn this into an approval: it healed and opened a PR
     assert (run.outputs["status"], run.outputs["pr-operation"]) == ("healed", "created")
-    # the fix's branch, and this heal's record on the memory branch
-    assert remote_branches(world) == sorted(
-        ["feature", "green", "main", MEMORY_BRANCH, run.outputs["branch"]]
-    )
+    # the fix's branch only: a pull request's heal adds no record to the memory branch
+    assert remote_branches(world) == sorted(["feature", "green", "main", run.outputs["branch"]])
+    assert MEMORY_BRANCH not in remote_branches(world)
     assert_no_token_anywhere(world, run)
 
 
