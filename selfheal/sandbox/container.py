@@ -48,6 +48,12 @@ DEPS = f"{MOUNT}/deps"
 VENV = f"{DEPS}/venv"
 BUILD_DIR = f"{MOUNT}/build"  # a volume between the build and the install of the local projects
 WHEELS = f"{BUILD_DIR}/wheels"
+REQUIREMENTS = f"{DEPS}/requirements"  # the repository's requirement files, copied for pip to read
+# Where every set-up step starts: a tmpfs of its own container, empty. `python -m` puts its
+# working folder first on sys.path, and pip reads a relative path from it: a folder of the
+# repository's files there would be imported in place of pip (or of a module pip imports), or
+# installed, in a step with a network or with the dependencies writable.
+SETUP_CWD = "/tmp"
 USER = "1000:1000"
 UID = 1000
 LABEL = "selfheal.sandbox"
@@ -325,9 +331,8 @@ class DockerSession:
         build_requires = [r for path, _ in projects for r in build_requirements(workspace, path)]
         self._setup_step(
             "index", self._index_script(plan, needs_tools, build_requires), network=True, deps="rw",
-            files={**{f"requirements/{name}": text.encode() for name, text in plan.filtered},
-                   **self._ca_files()},
-            workdir=f"{DEPS}/requirements",
+            files={**{posixpath.join(posixpath.relpath(REQUIREMENTS, DEPS), name): text.encode()
+                      for name, text in plan.filtered}, **self._ca_files()},
         )  # fmt: skip
         if self.sandbox.setup_command or not projects:
             return f"{VENV}/bin/python"
@@ -341,7 +346,8 @@ class DockerSession:
             requires += _declared_requirements(logs)
         if requires:
             self._setup_step(
-                "project-index", [python, "-m", "pip", "install", "--no-input", *dict.fromkeys(requires)],
+                "project-index",
+                [python, "-I", "-m", "pip", "install", "--no-input", *dict.fromkeys(requires)],
                 network=True, deps="rw",
             )  # fmt: skip
         wheels = self.client.volumes.create(name=f"{self.container.name}-build", labels=self._labels)
@@ -353,7 +359,7 @@ class DockerSession:
                 )  # fmt: skip
             self._setup_step(
                 "install",
-                ["sh", "-c", f"{python} -m pip install --no-input --no-index --no-deps {WHEELS}/*.whl"],
+                ["sh", "-c", f"{python} -I -m pip install --no-input --no-index --no-deps {WHEELS}/*.whl"],
                 network=False, deps="rw", wheels=(wheels, "ro"),
             )  # fmt: skip
         finally:
@@ -373,7 +379,6 @@ class DockerSession:
         deps: str,
         files: dict[str, bytes] | None = None,
         wheels: tuple[Any, str] | None = None,
-        workdir: str = WORKSPACE,
     ) -> str:
         """One setup container, run to its end: its logs, or SetupFailed with their tail."""
         environment = {"PATH": f"{VENV}/bin:{CONTAINER_PATH}", "HOME": "/tmp", "VIRTUAL_ENV": VENV, **FIXED}
@@ -387,7 +392,7 @@ class DockerSession:
             options["network_mode"] = "none"
         argv = ["sh", "-c", command] if isinstance(command, str) else command
         setup = self.client.containers.create(
-            self.image, command=argv, name=f"{self.container.name}-{step}", working_dir=workdir,
+            self.image, command=argv, name=f"{self.container.name}-{step}", working_dir=SETUP_CWD,
             **{**options, "environment": environment},
         )  # fmt: skip
         try:
@@ -416,16 +421,17 @@ class DockerSession:
     def _index_script(self, plan: SetupPlan, needs_tools: bool, build_requires: list[str]) -> str:
         import shlex
 
-        steps = [f"python3 -m venv --system-site-packages {VENV}"]
+        # -I: nothing of the working folder or of PYTHON* variables on the interpreter's path
+        steps = [f"python3 -I -m venv --system-site-packages {VENV}"]
         if self.sandbox.setup_command:
             steps.append(f"cd {WORKSPACE} && {self.sandbox.setup_command}")
             return " && ".join(steps)
-        args = [*plan.pip_arguments(), *dict.fromkeys(build_requires)] + (
+        args = [*plan.pip_arguments(REQUIREMENTS), *dict.fromkeys(build_requires)] + (
             ["pytest", "coverage"] if needs_tools else []
         )
         if args:
             steps.append(
-                f"{VENV}/bin/python -m pip install --no-input " + " ".join(shlex.quote(a) for a in args)
+                f"{VENV}/bin/python -I -m pip install --no-input " + " ".join(shlex.quote(a) for a in args)
             )
         return " && ".join(steps)
 

@@ -58,11 +58,12 @@ class SetupPlan:
             ]
         return tuple(f"{path}[{','.join(found)}]" if found else path for path, found in extras.items())
 
-    def pip_arguments(self) -> list[str]:
-        """Everything pip installs from an index: no local project among them."""
+    def pip_arguments(self, folder: str = "") -> list[str]:
+        """Everything pip installs from an index: no local project among them. The requirement
+        files as paths under `folder`, where their copies are."""
         args: list[str] = []
         for name in self.requirement_files:
-            args += ["-r", name]
+            args += ["-r", posixpath.join(folder, name)]
         args += list(self.requirements)
         return args
 

@@ -517,6 +517,64 @@ def test_the_repositorys_own_build_code_runs_without_a_network_and_its_dependenc
         session.close()
 
 
+# A repository that tries to run its own code as the set-up's pip: a `pip` package at its root
+# (`python -m pip` imports the package of that name from its working folder first, where that
+# is on sys.path), and pip configuration in every place a pip run from the workspace, or with
+# HOME there, would read. Each marks the venv in the dependencies' volume, which only the set-up
+# writes; the package then lends the real pip's modules, so that the set-up still works.
+OWN_PIP = """
+import os, sys
+try:
+    with open("/sandbox/deps/venv/ran-the-repositorys-pip", "w") as handle:
+        handle.write(os.getcwd() + "\\n")
+except OSError:
+    pass  # a step meant for the repository's code: no network, the dependencies read-only
+_here = os.path.dirname(os.path.abspath(__file__))
+for _entry in sys.path:
+    _real = os.path.join(os.path.abspath(_entry or "."), "pip")
+    if _real != _here and os.path.isfile(os.path.join(_real, "__init__.py")):
+        __path__.append(_real)
+        with open(os.path.join(_real, "__init__.py")) as _handle:
+            exec(_handle.read())
+        break
+"""
+PIP_CONFIGS = ("pip.conf", "pip.ini", ".pip/pip.conf", ".config/pip/pip.conf", ".venv/pip.conf")
+
+
+@pytest.mark.slow
+def test_the_set_up_runs_pip_with_nothing_of_the_repository_on_its_path_or_in_its_configuration(tmp_path):
+    (tmp_path / "setup.py").write_text(
+        'from setuptools import setup\nsetup(name="shadowed", version="1.0", py_modules=["shadowed"], '
+        'install_requires=["six==1.16.0"])\n'
+    )
+    (tmp_path / "shadowed.py").write_text("VALUE = 1\n")
+    (tmp_path / "pip").mkdir()
+    (tmp_path / "pip" / "__init__.py").write_text(OWN_PIP)
+    (tmp_path / "pip" / "__main__.py").write_text(
+        "import sys\nfrom pip._internal.cli.main import main\nsys.exit(main())\n"
+    )
+    for index, name in enumerate(PIP_CONFIGS):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"[global]\nlog = /sandbox/deps/venv/config-{index}.log\n")
+    sandbox = DockerSandbox(IMAGE, ca_bundle=_ca_bundle())
+    try:
+        session = sandbox.start(tmp_path)
+    except SetupFailed as exc:
+        pytest.fail(f"setup failed: {exc}")
+    try:
+        # the set-up ran (its project installed, its dependency from the index) ...
+        done = session.run(
+            [session.python, "-c", "import shadowed, six; print(shadowed.VALUE, six.__version__)"],
+            timeout=30, cwd=".selfheal-sandbox/tmp",
+        )  # fmt: skip
+        assert (done.returncode, done.stdout) == (0, "1 1.16.0\n"), done.stderr
+        # ... and nothing of the repository was pip, or pip's configuration, in any step of it
+        listed = session.run(["ls", "/sandbox/deps/venv"], timeout=30)
+        assert sorted(listed.stdout.split()) == ["bin", "include", "lib", "lib64", "pyvenv.cfg"]
+    finally:
+        session.close()
+
+
 def test_a_failing_setup_is_reported_with_its_output(tmp_path):
     sandbox = DockerSandbox(IMAGE, setup_command="echo installing; exit 3")
     before = ours()
