@@ -30,7 +30,13 @@ from selfheal.sandbox.container import (
     pid_namespace,
     remove_leftovers,
 )
-from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SessionLost, SetupFailed
+from selfheal.sandbox.exceptions import (
+    LimitExceeded,
+    SandboxUnavailable,
+    SessionLost,
+    SetupFailed,
+    SetupRefused,
+)
 from selfheal.sandbox.select import choose_sandbox
 
 IMAGE = os.environ.get("SELFHEAL_TEST_IMAGE", "selfheal-sandbox:bookworm")
@@ -515,6 +521,74 @@ def test_the_repositorys_own_build_code_runs_without_a_network_and_its_dependenc
         assert not (tmp_path / "netcheck.py").exists()
     finally:
         session.close()
+
+
+@pytest.fixture
+def index_server() -> Iterator[tuple[str, str, list[str]]]:
+    """An HTTP server on every host address that answers 404 to everything: the package index a
+    repository names, as seen from a set-up container (through the bridge's gateway). Yields
+    its host, its base URL and the paths asked for."""
+    import http.server
+
+    asked: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_error(404)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("0.0.0.0", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    config = CLIENT.networks.get("bridge").attrs["IPAM"]["Config"][0]
+    gateway = config.get("Gateway") or config["Subnet"].rsplit(".", 2)[0] + ".0.1"
+    try:
+        yield gateway, f"http://{gateway}:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_index_the_repository_names_is_refused_and_reached_only_when_the_operator_allows_it(
+    tmp_path, index_server
+):
+    host, url, asked = index_server
+    line = f"--index-url {url}/simple --trusted-host {host}"  # pip takes plain http from a trusted host
+    (tmp_path / "requirements.txt").write_text(f"six==1.16.0\n{line}\n")
+    before = ours()
+    with pytest.raises(SetupRefused) as refused:
+        DockerSandbox(IMAGE).start(tmp_path)
+    assert str(refused.value).startswith(
+        f"dependency setup refused before pip was asked for it: requirements.txt line 2: {line!r}: another "
+        f"package index (--index-url); requirements.txt line 2: {line!r}: a host pip would trust without "
+        "checking its certificate (--trusted-host). "
+    )
+    assert "--allow-direct-requirements" in str(refused.value)
+    assert (asked, ours()) == ([], before)  # refused before pip ran: nothing asked, nothing left
+
+    # allowed: the line reaches pip as it is, and pip asks the repository's index (which has
+    # nothing: the set-up fails, as pip says)
+    with pytest.raises(SetupFailed) as failed:
+        DockerSandbox(IMAGE, allow_direct_requirements=True).start(tmp_path)
+    assert not isinstance(failed.value, SetupRefused)
+    assert f"Looking in indexes: {url}/simple" in str(failed.value)
+    assert "No matching distribution found for six==1.16.0" in str(failed.value)
+    assert "/simple/six/" in asked
+    assert ours() == before
+
+
+def test_the_callers_switch_reaches_the_docker_sandbox(tmp_path):
+    from selfheal.agent.config import build_config, choose_sandbox_for
+
+    (tmp_path / "pyproject.toml").write_text("[tool.selfheal]\nallow-direct-requirements = true\n")
+    flags = {"sandbox": "docker", "sandbox_image": IMAGE}
+    for given, chosen in ((None, False), (True, True)):
+        sandbox, _ = choose_sandbox_for(build_config(tmp_path, {**flags, "allow_direct_requirements": given}))
+        assert isinstance(sandbox, DockerSandbox)
+        assert sandbox.allow_direct_requirements is chosen
 
 
 # A repository that tries to run its own code as the set-up's pip: a `pip` package at its root
