@@ -153,6 +153,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="extra CA bundle for the setup step's downloads (behind a TLS-inspecting proxy)",
     )
     heal_cmd.add_argument(
+        "--allow-direct-requirements",
+        action="store_true",
+        help="docker sandbox: let the repository's requirement files and pyproject.toml name another "
+        "package index (--index-url, --extra-index-url, --find-links, --trusted-host), a VCS checkout "
+        "(git+...) or a URL for the networked set-up; off, those are refused and the set-up downloads "
+        "only from the index pip's own configuration names",
+    )
+    heal_cmd.add_argument(
         "--provider",
         choices=("none", "anthropic", "ollama", "llamacpp"),
         help="a model for diagnosis and repair besides the search (default: provider in "
@@ -400,6 +408,7 @@ def run_heal(args: argparse.Namespace, env: Mapping[str, str], scrubber: Scrubbe
             "keep_workspace": args.keep_workspace or None,
             "sandbox": args.sandbox, "sandbox_image": args.sandbox_image,
             "setup_command": args.setup_command, "sandbox_ca_bundle": args.sandbox_ca_bundle,
+            "allow_direct_requirements": args.allow_direct_requirements or None,
             "provider": args.provider, "max_tokens": args.max_tokens, "max_usd": args.max_usd,
             "model": args.model, "roles": args.role, "max_iterations": args.max_iterations,
             "prices": args.price,

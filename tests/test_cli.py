@@ -455,6 +455,23 @@ def test_set_takes_model_settings_and_no_option_is_abbreviated(make_repo, tmp_pa
         assert said in err.splitlines()[-1]
 
 
+def test_allow_direct_requirements_is_the_callers_flag_and_reaches_the_heals_config(
+    make_repo, tmp_path, capsys
+):
+    from selfheal.cli import build_parser
+
+    assert build_parser().parse_args(["heal", "repo"]).allow_direct_requirements is False
+    assert (
+        build_parser().parse_args(["heal", "repo", "--allow-direct-requirements"]).allow_direct_requirements
+    )
+    repo = make_repo(BUGGY)
+    out_dir = tmp_path / "out"
+    code, _, err = heal_cli(capsys, repo, "--allow-direct-requirements", "--out", out_dir)
+    assert code == 0, err
+    checkpoint = json.loads((out_dir / "checkpoints" / "iteration-1.json").read_text(encoding="utf-8"))
+    assert checkpoint["config"]["allow_direct_requirements"] is True
+
+
 def test_no_command_takes_abbreviated_options():
     import argparse
 

@@ -43,6 +43,9 @@ class Case:
     asks_isolation: bool = False  # the repository asks for less isolation than the user did
     package: str = "answer"  # the buggy package (evaluation/escape/site.py's PACKAGES)
     python_version: str = ""  # the repository's .python-version
+    # the repository's requirements.txt: {tcp_port} and {marker} filled in, and a line with {host}
+    # once for every host address (the harness's listeners are known only when the heal starts)
+    requirements: str = ""
 
 
 # what a CASES entry may say: the fields above, except what the harness fills in itself

@@ -4,7 +4,8 @@ would (a subprocess whose environment holds the canary secrets), and judge what 
     run_case(case, backend, python=..., parent=...) -> CaseResult
 
 The judgement, per case:
-- the attack's report came back (its "ran" mark), unless the heal stopped at a named limit first;
+- the attack's report came back (its "ran" mark), unless the heal stopped at a named limit first
+  or the docker sandbox's set-up refused the repository's requirements (then no test runs);
 - no canary secret (raw, hex or base64) in the output folder or selfheal's stdout/stderr, and none
   among the values the attack found (it reports them by hash);
 - no proof file outside the workspace after the heal, the origin repository, a bystander
@@ -304,6 +305,9 @@ def judge(
     attack = _attack_report(outputs) or _attack_report({"stdout": stdout})
     result.attack = attack
     stopped_by_limit = bool(result.status == "error" and result.error and "limit" in result.error.lower())
+    # the docker sandbox's set-up refused what the repository's requirements asked it to reach: the
+    # attack was the requirements themselves, and no test ran to report
+    refused_setup = bool(result.status == "error" and "dependency setup refused" in (result.error or ""))
     # the words the failing conftest.py raises with (res-workflow-commands-error)
     marker_in_report = f"escape corpus {site.marker}".encode() in (raw or b"")
     if attack is None:
@@ -313,6 +317,9 @@ def judge(
         elif stopped_by_limit:
             result.ran = True
             notes.append(f"the heal stopped at a limit before the attack could report: {result.error}")
+        elif refused_setup:
+            result.ran = True
+            notes.append(f"the dependency setup refused the repository's requirements: {result.error[:200]}")
         else:
             notes.append("the attack's report never came back: it did not run, or its run was lost")
     else:

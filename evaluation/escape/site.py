@@ -294,13 +294,27 @@ class Site:
             **extra,
         }
         (self.origin / "escape_config.json").write_text(json.dumps(config, indent=1))
+        written = ["escape_config.json"]
+        if self.case.requirements:
+            (self.origin / "requirements.txt").write_text(self._requirements(config))
+            written.append("requirements.txt")
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "GIT_CONFIG_NOSYSTEM": "1",
             "HOME": str(self.root),
         }
-        for args in (["add", "escape_config.json"], ["commit", "-q", "-m", "the host's addresses"]):
+        for args in (["add", *written], ["commit", "-q", "-m", "the host's addresses"]):
             subprocess.run([*GIT, *args], cwd=self.origin, env=env, check=True, capture_output=True)
+
+    def _requirements(self, config: dict) -> str:
+        lines = []
+        for line in self.case.requirements.splitlines():
+            hosts = config.get("host_addresses", []) if "{host}" in line else [""]
+            lines += [
+                line.format(host=host, tcp_port=config.get("tcp_port", 0), marker=self.marker)
+                for host in hosts
+            ]
+        return "\n".join(lines) + "\n"
 
     # -- observing --------------------------------------------------------------------------------
     def snapshot(self) -> None:

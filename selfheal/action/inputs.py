@@ -41,6 +41,7 @@ class ActionInputs:
     max_usd: float | None = DEFAULT_MAX_USD
     sandbox: str = "auto"
     sandbox_image: str = ""
+    allow_direct_requirements: bool = False
     permission: str = "write"
     mode: str = "auto"
     draft: bool = False
@@ -169,6 +170,7 @@ def parse_inputs(env: Mapping[str, str]) -> ActionInputs:
         max_usd=DEFAULT_MAX_USD if max_usd is None else max_usd,
         sandbox=_choice(env, "sandbox", "auto", ("auto", "docker", "local")),
         sandbox_image=_raw(env, "sandbox-image"),
+        allow_direct_requirements=_bool(env, "allow-direct-requirements", False),
         permission=_choice(env, "permission", "write", ("read", "triage", "write", "maintain", "admin")),
         mode=_choice(env, "mode", "auto", ("auto", "review")),
         draft=_bool(env, "draft", False),

@@ -167,6 +167,7 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
         "max_minutes": inputs.max_minutes,
         "sandbox": inputs.sandbox,
         "sandbox_image": inputs.sandbox_image or None,
+        "allow_direct_requirements": inputs.allow_direct_requirements or None,
         "accept_unsafe_sandbox": inputs.accept_unsafe_sandbox or None,
         "provider": inputs.provider,
         "model": inputs.model or None,

@@ -94,6 +94,9 @@ class HealConfig:
     sandbox_image: str | None = None
     setup_command: str | None = None
     sandbox_ca_bundle: str | None = None
+    # Never from the repository: may its requirements name another package index, a VCS checkout
+    # or a URL for the docker sandbox's networked set-up (off: refused, the heal stops)
+    allow_direct_requirements: bool = False
     cpus: float = 2.0
     keep_workspace: bool = False
     max_tokens: int | None = None  # model tokens (in + out) one heal may spend
@@ -132,7 +135,9 @@ _STR_KEYS = {
     "setup_command",
     "sandbox_ca_bundle",
 }
-_FILE_KEYS = _INT_KEYS | _FLOAT_KEYS | _TUPLE_KEYS | _STR_KEYS | {"namespaces", "llm", "memory"}
+_FILE_KEYS = _INT_KEYS | _FLOAT_KEYS | _TUPLE_KEYS | _STR_KEYS | {
+    "namespaces", "llm", "memory", "allow_direct_requirements",
+}  # fmt: skip
 
 # The repository's settings are part of the code under suspicion: they may say how its tests are
 # run, never how they are contained. These are the caller's alone (flags, the Action's inputs); a
@@ -142,6 +147,7 @@ _CALLER_ONLY = {
     "sandbox_image": "the sandbox's image",
     "setup_command": "a setup command (it would run with a network)",
     "sandbox_ca_bundle": "a host file to copy into the sandbox",
+    "allow_direct_requirements": "letting the set-up reach an index, VCS or URL the repository names",
     "python": "the interpreter (its folders are exposed to the tests)",
 }
 # Limits and budgets a repository may lower but not raise above the defaults: its tests' time, how
@@ -470,5 +476,6 @@ def choose_sandbox_for(config: HealConfig) -> tuple[Sandbox, str]:
     return choose_sandbox(
         config.sandbox, config.repo, limits=limits, namespaces=config.namespaces,
         image=config.sandbox_image, setup_command=config.setup_command, ca_bundle=config.sandbox_ca_bundle,
+        allow_direct_requirements=config.allow_direct_requirements,
         require_contained=config.require_contained, accept_unsafe=config.accept_unsafe_sandbox,
     )  # fmt: skip

@@ -138,6 +138,7 @@ class _Base:
     def _settings(self) -> BotSettings:
         flags = {
             "sandbox": self.config.sandbox,
+            "allow_direct_requirements": self.config.allow_direct_requirements or None,
             "test_command": self.config.test_command,
             "max_minutes": self.config.max_minutes,
             **model_flags(self.config),

@@ -41,6 +41,9 @@ class ServerConfig:
     permission: str = "write"
     mode: str = "auto"
     sandbox: str = "auto"
+    # local executor, docker sandbox: may a repository's requirements name another index, a VCS
+    # checkout or a URL for the networked set-up
+    allow_direct_requirements: bool = False
     test_command: str | None = None
     max_minutes: float | None = None
     memory: bool = True  # each repository's selfheal-memory branch: recalled from and added to
@@ -158,6 +161,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("auto", "docker", "local"),
         default="auto",
         help="local executor: where the repository's code runs (default auto: docker when available)",
+    )
+    add(
+        "--allow-direct-requirements",
+        action="store_true",
+        help="local executor, docker sandbox: let a repository's requirement files and pyproject.toml "
+        "name another package index, a VCS checkout or a URL for the networked set-up (default: "
+        "refused; the set-up downloads only from the index pip's own configuration names)",
     )
     add(
         "--test-command",
@@ -297,6 +307,7 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Server
         permission=args.permission,
         mode=args.mode,
         sandbox=args.sandbox,
+        allow_direct_requirements=args.allow_direct_requirements,
         test_command=args.test_command or None,
         max_minutes=args.max_minutes,
         memory=args.memory == "on",

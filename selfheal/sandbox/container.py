@@ -35,7 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from selfheal.sandbox.base import ExecResult, Isolation, Limits, SandboxInfo
-from selfheal.sandbox.dependencies import SetupPlan, build_requirements, default_image, plan_setup
+from selfheal.sandbox.dependencies import (
+    SetupPlan,
+    build_requirements,
+    declared_requirements,
+    default_image,
+    plan_setup,
+)
 from selfheal.sandbox.env import FIXED, expand_path, is_secret_name
 from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SessionLost, SetupFailed
 from selfheal.sandbox.incontainer import BUILD, KILLER, METADATA, RUNNER, SERVER
@@ -48,6 +54,12 @@ DEPS = f"{MOUNT}/deps"
 VENV = f"{DEPS}/venv"
 BUILD_DIR = f"{MOUNT}/build"  # a volume between the build and the install of the local projects
 WHEELS = f"{BUILD_DIR}/wheels"
+REQUIREMENTS = f"{DEPS}/requirements"  # the requirement files as classified, for pip to read
+# Where every set-up step starts: a tmpfs of its own container, empty. `python -m` puts its
+# working folder first on sys.path, and pip reads a relative path from it: a folder of the
+# repository's files there would be imported in place of pip (or of a module pip imports), or
+# installed, in a step with a network or with the dependencies writable.
+SETUP_CWD = "/tmp"
 USER = "1000:1000"
 UID = 1000
 LABEL = "selfheal.sandbox"
@@ -142,6 +154,7 @@ class DockerSandbox:
         *,
         setup_command: str | None = None,
         ca_bundle: str | None = None,
+        allow_direct_requirements: bool = False,
         setup_timeout: float = 900.0,
         lifetime_s: float = 6 * 3600,
         client: Any = None,
@@ -150,6 +163,9 @@ class DockerSandbox:
         self.limits = limits or Limits()
         self.setup_command = setup_command
         self.ca_bundle = ca_bundle
+        # the operator's: may the repository's requirements name another index, a VCS checkout
+        # or a URL for the networked set-up (dependencies.py)
+        self.allow_direct_requirements = allow_direct_requirements
         self.setup_timeout = setup_timeout
         self.lifetime_s = lifetime_s
         self._client = client
@@ -312,8 +328,16 @@ class DockerSession:
         dynamic, a local path in a requirements file — runs only in steps with no network: one
         reads the project's requirements, one builds its wheel; pip installs those with and
         without a network. The repository's code never writes the dependencies' volume itself.
+        What pip downloads comes from the operator's package index, unless the operator allows
+        the repository's own sources (SetupRefused otherwise, before pip is asked for it).
         """
-        plan = plan_setup(workspace)
+        allow = self.sandbox.allow_direct_requirements
+        # the operator's own command replaces the plan: then nothing of the repository is read here
+        plan = (
+            SetupPlan()
+            if self.sandbox.setup_command
+            else plan_setup(workspace, allow_direct_requirements=allow)
+        )
         probe = self.run(["python3", "-c", "import pytest, coverage"], timeout=60)
         if probe.returncode == 127:
             raise SetupFailed(f"image {self.image} has no python3")
@@ -322,12 +346,13 @@ class DockerSession:
             return "python3"
         projects = [(path, extras) for path, extras in map(_split_extras, plan.local_projects)
                     if _inside(workspace, path)]  # fmt: skip
-        build_requires = [r for path, _ in projects for r in build_requirements(workspace, path)]
+        build_requires = [
+            r for path, _ in projects for r in build_requirements(workspace, path, allow_direct=allow)
+        ]
         self._setup_step(
             "index", self._index_script(plan, needs_tools, build_requires), network=True, deps="rw",
-            files={**{f"requirements/{name}": text.encode() for name, text in plan.filtered},
-                   **self._ca_files()},
-            workdir=f"{DEPS}/requirements",
+            files={**{posixpath.join(posixpath.relpath(REQUIREMENTS, DEPS), name): text.encode()
+                      for name, text in plan.filtered}, **self._ca_files()},
         )  # fmt: skip
         if self.sandbox.setup_command or not projects:
             return f"{VENV}/bin/python"
@@ -338,10 +363,11 @@ class DockerSession:
                 "metadata", [python, "-c", METADATA, posixpath.join(WORKSPACE, path), *extras],
                 network=False, deps="ro",
             )  # fmt: skip
-            requires += _declared_requirements(logs)
+            requires += _declared_requirements(logs, path, allow)
         if requires:
             self._setup_step(
-                "project-index", [python, "-m", "pip", "install", "--no-input", *dict.fromkeys(requires)],
+                "project-index",
+                [python, "-I", "-m", "pip", "install", "--no-input", *dict.fromkeys(requires)],
                 network=True, deps="rw",
             )  # fmt: skip
         wheels = self.client.volumes.create(name=f"{self.container.name}-build", labels=self._labels)
@@ -353,7 +379,7 @@ class DockerSession:
                 )  # fmt: skip
             self._setup_step(
                 "install",
-                ["sh", "-c", f"{python} -m pip install --no-input --no-index --no-deps {WHEELS}/*.whl"],
+                ["sh", "-c", f"{python} -I -m pip install --no-input --no-index --no-deps {WHEELS}/*.whl"],
                 network=False, deps="rw", wheels=(wheels, "ro"),
             )  # fmt: skip
         finally:
@@ -373,10 +399,13 @@ class DockerSession:
         deps: str,
         files: dict[str, bytes] | None = None,
         wheels: tuple[Any, str] | None = None,
-        workdir: str = WORKSPACE,
     ) -> str:
         """One setup container, run to its end: its logs, or SetupFailed with their tail."""
-        environment = {"PATH": f"{VENV}/bin:{CONTAINER_PATH}", "HOME": "/tmp", "VIRTUAL_ENV": VENV, **FIXED}
+        # pip decodes the requirement copies by the locale: UTF-8, as they are written
+        environment = {
+            "PATH": f"{VENV}/bin:{CONTAINER_PATH}", "HOME": "/tmp", "VIRTUAL_ENV": VENV, "LANG": "C.UTF-8",
+            **FIXED,
+        }  # fmt: skip
         if self.sandbox.ca_bundle:
             bundle = f"{DEPS}/ca-bundle.pem"
             environment.update(PIP_CERT=bundle, SSL_CERT_FILE=bundle, REQUESTS_CA_BUNDLE=bundle)
@@ -387,7 +416,7 @@ class DockerSession:
             options["network_mode"] = "none"
         argv = ["sh", "-c", command] if isinstance(command, str) else command
         setup = self.client.containers.create(
-            self.image, command=argv, name=f"{self.container.name}-{step}", working_dir=workdir,
+            self.image, command=argv, name=f"{self.container.name}-{step}", working_dir=SETUP_CWD,
             **{**options, "environment": environment},
         )  # fmt: skip
         try:
@@ -416,16 +445,17 @@ class DockerSession:
     def _index_script(self, plan: SetupPlan, needs_tools: bool, build_requires: list[str]) -> str:
         import shlex
 
-        steps = [f"python3 -m venv --system-site-packages {VENV}"]
+        # -I: nothing of the working folder or of PYTHON* variables on the interpreter's path
+        steps = [f"python3 -I -m venv --system-site-packages {VENV}"]
         if self.sandbox.setup_command:
             steps.append(f"cd {WORKSPACE} && {self.sandbox.setup_command}")
             return " && ".join(steps)
-        args = [*plan.pip_arguments(), *dict.fromkeys(build_requires)] + (
+        args = [*plan.pip_arguments(REQUIREMENTS), *dict.fromkeys(build_requires)] + (
             ["pytest", "coverage"] if needs_tools else []
         )
         if args:
             steps.append(
-                f"{VENV}/bin/python -m pip install --no-input " + " ".join(shlex.quote(a) for a in args)
+                f"{VENV}/bin/python -I -m pip install --no-input " + " ".join(shlex.quote(a) for a in args)
             )
         return " && ".join(steps)
 
@@ -705,9 +735,10 @@ def _inside(workspace: Path, path: str) -> bool:
     return resolved.is_dir() and (resolved == workspace.resolve() or workspace.resolve() in resolved.parents)
 
 
-def _declared_requirements(logs: str) -> list[str]:
-    """What the metadata step found, each checked to be a requirement of an index (a name and a
-    version specifier, or a URL of a remote archive) and nothing pip would read as an option."""
+def _declared_requirements(logs: str, project: str, allow_direct: bool) -> list[str]:
+    """What the metadata step found, each checked to be a requirement and nothing pip would read
+    as an option, and held to the set-up's policy: a name for the index, or (if the operator
+    allows them) a VCS checkout or a URL; SetupRefused otherwise."""
     from packaging.requirements import InvalidRequirement, Requirement
 
     line = next((x for x in reversed(logs.splitlines()) if x.startswith("SELFHEAL-REQUIRES ")), None)
@@ -720,13 +751,12 @@ def _declared_requirements(logs: str) -> list[str]:
     found = []
     for text in listed if isinstance(listed, list) else []:
         try:
-            requirement = Requirement(str(text))
+            found.append(str(Requirement(str(text))))
         except InvalidRequirement:
             continue
-        if requirement.url and not requirement.url.startswith(("https://", "http://", "git+https://")):
-            continue  # a local path or file: URL is the repository's own code, never installed here
-        found.append(str(requirement))
-    return found
+    # a local path or file: URL among them is the repository's own code, never installed here
+    where = f"the requirements the build backend of {project if project != '.' else 'the project'} reports"
+    return declared_requirements(where, found, allow_direct=allow_direct)
 
 
 def _decoded(part: list) -> tuple[bytes, bytes, int]:

@@ -4,6 +4,10 @@
     ├── SandboxUnavailable   the backend asked for cannot run here (no engine, no image, or it
     │                        could not contain the commands as the caller requires)
     ├── SetupFailed          installing the repo's dependencies in the sandbox failed
+    │   └── SetupRefused     the repo's requirements ask the networked set-up for something it
+    │                        does not do (another index, a VCS checkout or a URL, unless the
+    │                        operator allows them; or a line selfheal cannot classify); pip was
+    │                        not asked for it
     ├── LimitExceeded        the commands outgrew a limit that ends the session (the workspace's
     │                        size); every later command raises it too
     ├── WorkspaceTrap        a file selfheal writes sits behind something the commands planted
@@ -25,6 +29,10 @@ class SandboxUnavailable(SandboxError):
 
 
 class SetupFailed(SandboxError):
+    pass
+
+
+class SetupRefused(SetupFailed):
     pass
 
 

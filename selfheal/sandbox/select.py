@@ -22,6 +22,7 @@ def choose_sandbox(
     image: str | None = None,
     setup_command: str | None = None,
     ca_bundle: str | None = None,
+    allow_direct_requirements: bool = False,
     require_contained: bool = False,
     accept_unsafe: bool = False,
     default_image: str = DEFAULT_IMAGE,
@@ -54,7 +55,10 @@ def choose_sandbox(
             return local, f"local sandbox: a Docker engine answers, but {exc}"
     asked = python_version_for(repo)
     wanted = image or (default_image if asked == DEFAULT_PYTHON else f"python:{asked}-slim")
-    docker = DockerSandbox(wanted, limits, setup_command=setup_command, ca_bundle=ca_bundle, client=client)
+    docker = DockerSandbox(
+        wanted, limits, setup_command=setup_command, ca_bundle=ca_bundle,
+        allow_direct_requirements=allow_direct_requirements, client=client,
+    )  # fmt: skip
     try:
         docker.ensure_image(wanted)
     except SandboxUnavailable as exc:

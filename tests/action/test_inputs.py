@@ -41,6 +41,24 @@ def test_the_provider_follows_what_the_workflow_gave() -> None:
     assert roles.roles == ("generator=ollama:qwen2.5-coder:7b", "critic=none")
 
 
+def test_allow_direct_requirements_is_off_unless_the_workflow_says_so() -> None:
+    from selfheal.action.main import settings
+
+    token = {"INPUT_GITHUB-TOKEN": "t"}
+    assert parse_inputs(token).allow_direct_requirements is False
+    assert parse_inputs({**token, "INPUT_ALLOW-DIRECT-REQUIREMENTS": ""}).allow_direct_requirements is False
+    allowed = parse_inputs({**token, "INPUT_ALLOW-DIRECT-REQUIREMENTS": "true"})
+    assert allowed.allow_direct_requirements is True
+    assert parse_inputs({**token, "INPUT_ALLOW_DIRECT_REQUIREMENTS": "yes"}).allow_direct_requirements is True
+    # the heal's flag: set when the workflow allows it, absent (the default: off) otherwise
+    assert settings(allowed, {}).heal_flags["allow_direct_requirements"] is True
+    assert "allow_direct_requirements" not in settings(parse_inputs(token), {}).heal_flags
+    with pytest.raises(
+        ConfigError, match="input allow-direct-requirements: 'sometimes' is not true or false"
+    ):
+        parse_inputs({**token, "INPUT_ALLOW-DIRECT-REQUIREMENTS": "sometimes"})
+
+
 @pytest.mark.parametrize(
     ("env", "message"),
     [

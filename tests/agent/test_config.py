@@ -321,6 +321,22 @@ def test_the_repository_settings_cannot_loosen_the_sandbox(tmp_path):
     assert any(n.startswith("[tool.selfheal] memory-mb = 65536 lowered to 2048") for n in notes)
 
 
+def test_only_the_caller_lets_the_set_up_reach_what_the_repository_names(tmp_path):
+    """The index policy of the docker sandbox's set-up: its requirements may not lift it."""
+    write_pyproject(tmp_path, "[tool.selfheal]\nallow-direct-requirements = true\n")
+    config = build_config(tmp_path, {})
+    assert config.allow_direct_requirements is False
+    assert config.extra["setting_notes"] == [
+        "[tool.selfheal] allow-direct-requirements ignored: letting the set-up reach an index, VCS or URL "
+        "the repository names is the caller's choice, not the repository's"
+    ]
+    allowed = build_config(tmp_path, {"allow_direct_requirements": True})
+    assert allowed.allow_direct_requirements is True
+    with pytest.raises(ConfigError, match="allow-direct-requirements has an invalid value 'yes'"):
+        write_pyproject(tmp_path, '[tool.selfheal]\nallow-direct-requirements = "yes"\n')
+        build_config(tmp_path, {})
+
+
 def test_the_repository_may_tighten_the_sandbox_and_the_caller_may_loosen_it(tmp_path):
     write_pyproject(tmp_path, "[tool.selfheal]\nmemory-mb = 512\nmax-processes = 64\ndisk-mb = 100\n")
     tightened = build_config(tmp_path, {})

@@ -68,3 +68,15 @@ def test_the_daily_cap_lowers_a_jobs_budget_and_adds_up_per_installation(tmp_pat
     spend.record(77, 0.5)
     assert spend.budget_for(77, 1.0) == 0.0
     assert DailySpend(tmp_path / "q.db", None).budget_for(77, 1.0) == 1.0  # no cap
+
+
+def test_allow_direct_requirements_is_the_operators_flag_and_reaches_every_heal(tmp_path: Path) -> None:
+    from selfheal.bot.executors import LocalExecutor
+
+    off = config_from_args(parse(tmp_path), SECRET)
+    on = config_from_args(parse(tmp_path, "--allow-direct-requirements"), SECRET)
+    assert (off.allow_direct_requirements, on.allow_direct_requirements) == (False, True)
+    assert (
+        LocalExecutor(on, tokens=None, log=None)._settings().heal_flags["allow_direct_requirements"] is True
+    )
+    assert "allow_direct_requirements" not in LocalExecutor(off, tokens=None, log=None)._settings().heal_flags

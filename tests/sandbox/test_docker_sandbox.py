@@ -30,7 +30,13 @@ from selfheal.sandbox.container import (
     pid_namespace,
     remove_leftovers,
 )
-from selfheal.sandbox.exceptions import LimitExceeded, SandboxUnavailable, SessionLost, SetupFailed
+from selfheal.sandbox.exceptions import (
+    LimitExceeded,
+    SandboxUnavailable,
+    SessionLost,
+    SetupFailed,
+    SetupRefused,
+)
 from selfheal.sandbox.select import choose_sandbox
 
 IMAGE = os.environ.get("SELFHEAL_TEST_IMAGE", "selfheal-sandbox:bookworm")
@@ -513,6 +519,132 @@ def test_the_repositorys_own_build_code_runs_without_a_network_and_its_dependenc
         toolz = session.run([session.python, "-c", "import toolz"], timeout=30, cwd=".selfheal-sandbox/tmp")
         assert toolz.returncode != 0
         assert not (tmp_path / "netcheck.py").exists()
+    finally:
+        session.close()
+
+
+@pytest.fixture
+def index_server() -> Iterator[tuple[str, str, list[str]]]:
+    """An HTTP server on every host address that answers 404 to everything: the package index a
+    repository names, as seen from a set-up container (through the bridge's gateway). Yields
+    its host, its base URL and the paths asked for."""
+    import http.server
+
+    asked: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_error(404)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("0.0.0.0", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    config = CLIENT.networks.get("bridge").attrs["IPAM"]["Config"][0]
+    gateway = config.get("Gateway") or config["Subnet"].rsplit(".", 2)[0] + ".0.1"
+    try:
+        yield gateway, f"http://{gateway}:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_index_the_repository_names_is_refused_and_reached_only_when_the_operator_allows_it(
+    tmp_path, index_server
+):
+    host, url, asked = index_server
+    line = f"--index-url {url}/simple --trusted-host {host}"  # pip takes plain http from a trusted host
+    (tmp_path / "requirements.txt").write_text(f"six==1.16.0\n{line}\n")
+    before = ours()
+    with pytest.raises(SetupRefused) as refused:
+        DockerSandbox(IMAGE).start(tmp_path)
+    assert str(refused.value).startswith(
+        f"dependency setup refused before pip was asked for it: requirements.txt line 2: {line!r}: another "
+        f"package index (--index-url); requirements.txt line 2: {line!r}: a host pip would trust without "
+        "checking its certificate (--trusted-host). "
+    )
+    assert "--allow-direct-requirements" in str(refused.value)
+    assert (asked, ours()) == ([], before)  # refused before pip ran: nothing asked, nothing left
+
+    # allowed: the line reaches pip as it is, and pip asks the repository's index (which has
+    # nothing: the set-up fails, as pip says)
+    with pytest.raises(SetupFailed) as failed:
+        DockerSandbox(IMAGE, allow_direct_requirements=True).start(tmp_path)
+    assert not isinstance(failed.value, SetupRefused)
+    assert f"Looking in indexes: {url}/simple" in str(failed.value)
+    assert "No matching distribution found for six==1.16.0" in str(failed.value)
+    assert "/simple/six/" in asked
+    assert ours() == before
+
+
+def test_the_callers_switch_reaches_the_docker_sandbox(tmp_path):
+    from selfheal.agent.config import build_config, choose_sandbox_for
+
+    (tmp_path / "pyproject.toml").write_text("[tool.selfheal]\nallow-direct-requirements = true\n")
+    flags = {"sandbox": "docker", "sandbox_image": IMAGE}
+    for given, chosen in ((None, False), (True, True)):
+        sandbox, _ = choose_sandbox_for(build_config(tmp_path, {**flags, "allow_direct_requirements": given}))
+        assert isinstance(sandbox, DockerSandbox)
+        assert sandbox.allow_direct_requirements is chosen
+
+
+# A repository that tries to run its own code as the set-up's pip: a `pip` package at its root
+# (`python -m pip` imports the package of that name from its working folder first, where that
+# is on sys.path), and pip configuration in every place a pip run from the workspace, or with
+# HOME there, would read. Each marks the venv in the dependencies' volume, which only the set-up
+# writes; the package then lends the real pip's modules, so that the set-up still works.
+OWN_PIP = """
+import os, sys
+try:
+    with open("/sandbox/deps/venv/ran-the-repositorys-pip", "w") as handle:
+        handle.write(os.getcwd() + "\\n")
+except OSError:
+    pass  # a step meant for the repository's code: no network, the dependencies read-only
+_here = os.path.dirname(os.path.abspath(__file__))
+for _entry in sys.path:
+    _real = os.path.join(os.path.abspath(_entry or "."), "pip")
+    if _real != _here and os.path.isfile(os.path.join(_real, "__init__.py")):
+        __path__.append(_real)
+        with open(os.path.join(_real, "__init__.py")) as _handle:
+            exec(_handle.read())
+        break
+"""
+PIP_CONFIGS = ("pip.conf", "pip.ini", ".pip/pip.conf", ".config/pip/pip.conf", ".venv/pip.conf")
+
+
+@pytest.mark.slow
+def test_the_set_up_runs_pip_with_nothing_of_the_repository_on_its_path_or_in_its_configuration(tmp_path):
+    (tmp_path / "setup.py").write_text(
+        'from setuptools import setup\nsetup(name="shadowed", version="1.0", py_modules=["shadowed"], '
+        'install_requires=["six==1.16.0"])\n'
+    )
+    (tmp_path / "shadowed.py").write_text("VALUE = 1\n")
+    (tmp_path / "pip").mkdir()
+    (tmp_path / "pip" / "__init__.py").write_text(OWN_PIP)
+    (tmp_path / "pip" / "__main__.py").write_text(
+        "import sys\nfrom pip._internal.cli.main import main\nsys.exit(main())\n"
+    )
+    for index, name in enumerate(PIP_CONFIGS):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"[global]\nlog = /sandbox/deps/venv/config-{index}.log\n")
+    sandbox = DockerSandbox(IMAGE, ca_bundle=_ca_bundle())
+    try:
+        session = sandbox.start(tmp_path)
+    except SetupFailed as exc:
+        pytest.fail(f"setup failed: {exc}")
+    try:
+        # the set-up ran (its project installed, its dependency from the index) ...
+        done = session.run(
+            [session.python, "-c", "import shadowed, six; print(shadowed.VALUE, six.__version__)"],
+            timeout=30, cwd=".selfheal-sandbox/tmp",
+        )  # fmt: skip
+        assert (done.returncode, done.stdout) == (0, "1 1.16.0\n"), done.stderr
+        # ... and nothing of the repository was pip, or pip's configuration, in any step of it
+        listed = session.run(["ls", "/sandbox/deps/venv"], timeout=30)
+        assert sorted(listed.stdout.split()) == ["bin", "include", "lib", "lib64", "pyvenv.cfg"]
     finally:
         session.close()
 

@@ -5,7 +5,8 @@ socket, and counts what reaches them; every connection sends the case's marker. 
 says `sandbox.network: true`, a connection is exposure as stated, not an escape; the Docker socket
 is root on the host whatever the network says. Copied into the case's repository as
 escape_attacks.py; runs inside the sandbox (net-setup also during the docker backend's dependency
-setup, as the project's in-tree build backend).
+setup, as the project's in-tree build backend). net-setup-index attacks with its requirements.txt,
+which the harness writes once it knows its listeners: an index on them, for the setup's pip.
 """
 
 from __future__ import annotations
@@ -61,6 +62,16 @@ CASES = [
         "pyproject": (
             '[project]\nname = "escape-victim"\nversion = "0.0.0"\ndynamic = ["dependencies"]\n\n'
             '[build-system]\nrequires = []\nbuild-backend = "escape_attacks"\nbackend-path = ["."]\n'
+        ),
+    },
+    {
+        "id": "net-setup-index",
+        "title": "requirements.txt names the harness's listener as a package index for a package only "
+        "it would have, for the dependency setup's pip (the one step with network)",
+        "attack": "no_setup_here",
+        "requirements": (
+            "--extra-index-url http://{host}:{tcp_port}/{marker}/simple --trusted-host {host}\n"
+            "escape-victim-only-on-the-listener\n"
         ),
     },
 ]
@@ -162,6 +173,13 @@ def abstract_unix(findings: kit.Findings) -> None:
             findings.stopped("abstract socket", exc)
         else:
             findings.got("connected to the host's abstract unix socket", net=True)
+
+
+def no_setup_here(findings: kit.Findings) -> None:
+    """net-setup-index at test time. Its attack is requirements.txt, which only a dependency setup
+    reads: the docker backend's (which refuses it, so no test runs there); the harness's listeners
+    count what the setup's pip reached. Where the tests do run, no setup read it."""
+    findings.stopped("the tests run: no dependency setup handed requirements.txt to pip here")
 
 
 # -- net-setup: the project's build backend, run by `pip install .` in the dependency setup -------
