@@ -163,10 +163,10 @@ def only_patch_and_new_tests(paths: list[str]) -> bool:
 def test_a_repository_that_poisons_every_git_it_reaches_gets_its_pull_request_and_nothing_runs(
     hostile: Hostile, backend: str, identity: str
 ) -> None:
-    """local-nons: a runner without bubblewrap. As root the tests then run as an unprivileged uid
-    with no namespaces; as a normal user they would run as selfheal's own user, which GitHub's
-    floor refuses unless the workflow accepts the risk — accepted here, so that the tests reach the
-    very checkout the heal started from, and publishing must still run nothing they planted."""
+    """local-nons: a runner without bubblewrap. GitHub's floor refuses a local sandbox without its
+    namespaces unless the workflow accepts the risk — accepted here. As root the tests then run as
+    an unprivileged uid under Landlock; as a normal user as selfheal's own user, so that they reach
+    the very checkout the heal started from, and publishing must still run nothing they planted."""
     skip_unless_offered(backend)
     runner = runner_for(identity, backend, hostile.base)
     if backend == "local-nons" and runner.uid is None and os.geteuid() == 0:
@@ -184,7 +184,7 @@ def test_a_repository_that_poisons_every_git_it_reaches_gets_its_pull_request_an
     inputs = {"sandbox": backend.split("-")[0]}
     if backend == "docker":
         inputs["sandbox-image"] = IMAGE
-    if backend == "local-nons" and identity == "user":
+    if backend == "local-nons":
         inputs["accept-unsafe-sandbox"] = "true"
     env = runner_env(hostile.world, "workflow_run", event, workspace, temp, output, summary, inputs)
     env["TMPDIR"] = str(tmpdir)  # the run's temporary folders inside the poisoned scope
@@ -210,35 +210,40 @@ def test_a_repository_that_poisons_every_git_it_reaches_gets_its_pull_request_an
     parent = git(hostile.base, "--git-dir", str(hostile.world.remote), "rev-parse", f"{branch}^").strip()
     assert parent == hostile.sha
     assert hostile.world.token not in done.stdout + done.stderr
-    if backend == "local-nons" and identity == "user":
-        # as selfheal's own user the tests reached the checkout the heal started from
-        assert any("runner_temp" in d for d in hostile.planted_dirs()), hostile.planted_dirs()
+    if backend == "local-nons":
+        # Landlock in place of the namespaces: the tests wrote nothing outside their workspace,
+        # not even the record of what they planted
+        assert hostile.planted_dirs() == [], hostile.planted_dirs()
+        assert "(Landlock)" in summary.read_text("utf-8")
 
 
 @pytest.mark.parametrize("identity", ["root", "user"])
 def test_without_namespaces_the_heal_runs_nothing_the_tests_planted(hostile: Hostile, identity: str) -> None:
-    """`selfheal heal --no-namespaces` on a clone: the tests reach every folder their uid may write
-    (the clone's .git among them, unless the sandbox runs them as another uid)."""
+    """`selfheal heal --no-namespaces` on a clone. As root with the risk accepted and a workspace no
+    other uid can reach, the tests run as root beside selfheal and reach every folder of the machine
+    (the clone's .git among them): the heal must still run nothing they planted. As a normal user,
+    Landlock keeps them to their workspace: they plant nothing outside it."""
     runner = runner_for(identity, "local", hostile.base)
-    # as root the sandbox runs the tests as another uid, which needs an interpreter it can reach
-    python, why = make_open_python(hostile.base) if runner.uid is None else (runner.python, "")
-    if python is None:
-        pytest.skip(f"no interpreter another uid can run: {why}")
     work = open_folder(hostile.base / f"heal-{identity}")
     clone, tmpdir, out = work / "clone", work / "tmp", work / "out"
     git(hostile.base, "clone", "-q", str(hostile.world.remote), str(clone))
-    tmpdir.mkdir()
+    tmpdir.mkdir(mode=0o700 if runner.uid is None else 0o755)  # as root: no sandbox uid reaches it
     runner.own(work)
     env = {"PATH": os.environ["PATH"], "HOME": str(work), "LANG": "C.UTF-8", "TMPDIR": str(tmpdir)}
+    unsafe = ["--accept-unsafe-sandbox"] if runner.uid is None else []
     done = subprocess.run(
-        [runner.python, "-m", "selfheal", "heal", "--no-namespaces", "--sandbox", "local",
-         "--python", python, "--max-minutes", "5", "--out", str(out), str(clone)],
+        [runner.python, "-m", "selfheal", "heal", "--no-namespaces", "--sandbox", "local", *unsafe,
+         "--python", runner.python, "--max-minutes", "5", "--out", str(out), str(clone)],
         env=env, cwd=work, capture_output=True, text=True, timeout=900, preexec_fn=runner.preexec(),
     )  # fmt: skip
     where = f"planted in: {hostile.planted_dirs()}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
 
     assert hostile.proofs() == [], where
     assert done.returncode == 0, where
-    assert hostile.planted_dirs(), where  # the hostile conftest did run and reach a git directory
+    if runner.uid is None:
+        assert hostile.planted_dirs(), where  # the hostile conftest ran as root and reached git directories
+    else:
+        assert hostile.planted_dirs() == [], where  # Landlock: nothing outside the workspace
+        assert "(Landlock)" in (out / "report.json").read_text(encoding="utf-8")
     patch = (out / "patch.diff").read_text(encoding="utf-8")
     assert "intervals/core.py" in patch
