@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from selfheal.bot.exceptions import BotError, GitHubError, LeaseLost
+from selfheal.bot.exceptions import BotError, GitError, GitHubError, LeaseLost
 from selfheal.bot.github import GitHubClient, PullInfo
 from selfheal.bot.gitops import Built, Identity, RemoteCommit
 
@@ -142,10 +142,25 @@ def push_change(
                 existing = None
                 continue
             existing, created = now, False  # another run pushed first: this one goes over its commit
+        except GitError as exc:
+            # a push whose answer was lost (the connection hung up after the server took it): the
+            # branch tells whether it arrived
+            if _holds(stage, change.branch, built.sha):
+                return Pushed(built.sha, True, False)
+            on_failure(built.sha, created)
+            raise
         except BotError:
             on_failure(built.sha, created)
             raise
     raise BotError(f"{change.branch} kept moving under this run's push ({LEASE_TRIES} tries)")
+
+
+def _holds(stage: Publisher, branch: str, sha: str) -> bool:
+    try:
+        now = stage.remote_branch(branch)
+    except BotError:
+        return False
+    return now is not None and now.sha == sha
 
 
 def publish_pull(

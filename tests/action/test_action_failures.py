@@ -226,11 +226,12 @@ def test_the_repository_tests_find_no_secret_even_without_namespaces(world: Worl
     git(snoop, "commit", "-q", "-m", "snoop")
     git(snoop, "push", "-q", "origin", "HEAD:feature")
     world.fake.seed_comment(REPO, 7, 5001, "alice", "/heal")
-    # a runner without bubblewrap: as root the tests then run as an unprivileged uid with no
-    # namespaces, on selfheal's own Python, which must be one that uid can reach
+    # a runner without bubblewrap, whose workflow accepts the risk: as root the tests then run as an
+    # unprivileged uid with no namespaces, on selfheal's own Python, which must be one that uid can
+    # reach (without the input, the floor refuses: test_action_floor.py)
     run = world.run("issue_comment", payloads.issue_comment("/heal", number=7, comment_id=5001),
                     python=open_python, path=path_without(world.tmp / "bin", "bwrap"),
-                    **{"GITHUB_TOKEN": world.token})  # fmt: skip
+                    **{"GITHUB_TOKEN": world.token, "ACCEPT-UNSAFE-SANDBOX": "true"})  # fmt: skip
     report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
     assert report["sandbox"]["facts"]["namespaces"] == []
     # the snooping test ran and passed: only the two boundary tests failed at baseline

@@ -155,12 +155,25 @@ def act_repo(world: World) -> Iterator[Path]:
     GITHUB_REPOSITORY from it), carrying heal.yml exactly as users copy it."""
     repo = world.tmp / "act-repo"
     (repo / ".github" / "workflows").mkdir(parents=True)
-    shutil.copy(ROOT / ".github" / "workflows" / "heal.yml", repo / ".github" / "workflows" / "heal.yml")
+    (repo / ".github" / "workflows" / "heal.yml").write_text(with_base_image(heal_yml()), encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "remote", "add", "origin", f"https://github.com/{REPO}.git")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "workflow")
     yield repo
+
+
+def heal_yml() -> str:
+    return (ROOT / ".github" / "workflows" / "heal.yml").read_text(encoding="utf-8")
+
+
+def with_base_image(workflow: str) -> str:
+    """heal.yml naming the sandbox image: there is no Docker Hub here, so `auto` would find no
+    default image and the local sandbox, which cannot make namespaces in act's container, refuses
+    (as it must on a runner like that). One input, as an operator on such a runner would add."""
+    line = "          github-token: ${{ secrets.GITHUB_TOKEN }}\n"
+    assert line in workflow
+    return workflow.replace(line, line + f"          sandbox-image: {IMAGE}\n", 1)
 
 
 def offline_upload_artifact(folder: Path) -> Path:
@@ -226,11 +239,14 @@ def test_heal_yml_with_its_claude_line_on_heals_under_act_and_names_provider_and
     CLIENT.images.get(action_image).tag(ACT_IMAGE)
     repo = tmp_path / "act-repo"
     (repo / ".github" / "workflows").mkdir(parents=True)
-    workflow = (ROOT / ".github" / "workflows" / "heal.yml").read_text(encoding="utf-8")
+    workflow = with_base_image(heal_yml())
     line = "          # anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}"
     assert line in workflow
+    workflow = workflow.replace(line, line.replace("# ", "", 1))
     # memory=none: the scripted answers follow the roles that ask (no lessons model in between)
-    workflow = workflow.replace(line, line.replace("# ", "", 1) + "\n          roles: memory=none")
+    roles = "          roles: ${{ inputs.roles }}"
+    assert roles in workflow
+    workflow = workflow.replace(roles, "          roles: memory=none")
     workflow += (  # one more step, to read the heal step's outputs as a later step would
         "\n      - name: Outputs\n        if: always()\n        shell: bash\n"
         "        env:\n          PROVIDER: ${{ steps.heal.outputs.provider }}\n"

@@ -169,8 +169,16 @@ def test_a_hostile_hint_obeyed_by_the_model_ships_nothing_and_leaks_nothing(temp
     assert run.outputs["pr-operation"] == "none" and run.outputs["branch"] == ""
     refs = subprocess.run(["git", "--git-dir", str(world.remote), "for-each-ref", "--format=%(refname)"],
                           capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
-    # no branch of the hint's asking, and no memory: a pull request's heal writes none
-    assert [ref for ref in refs if ref.startswith("refs/heads/")] == ["refs/heads/feature", "refs/heads/main"]
+    # no branch of the hint's asking: only the memory of this heal (issue 20), which holds none of it
+    assert [ref for ref in refs if ref.startswith("refs/heads/")] == [
+        "refs/heads/feature",
+        "refs/heads/main",
+        "refs/heads/selfheal-memory",
+    ]
+    memory = subprocess.run(["git", "--git-dir", str(world.remote), "show", "selfheal-memory:memory.jsonl"],
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert memory.count("\n") == 1
+    assert "os.environ" not in memory and "maintenance mode" not in memory and KEY not in memory
     assert len(world.repo_state()["pulls"]) == 2
     # the hint reached the debugger fenced as data: hidden comment gone, fence tag defused
     first = json.dumps(requests[0]["body"])

@@ -46,9 +46,8 @@ CASES = [
     {"id": "git-push-502", "full": True, "title": "the push (receive-pack): 502",
      "rules": [{"method": "POST", "path_regex": r"\.git/git-receive-pack$", "status": 502}],
      "exit": 1, "status": "error", "first_op": "none"},
-    # the push landed and only its answer was lost: the branch holds this run's commit, which the
-    # run finds and uses (issue 19), so the pull request is opened; the memory push, lost the same
-    # way, finds its record there on the retry
+    # the push landed and only its answer was lost (the connection hung up): the branch holds this
+    # run's commit, which the run finds and uses, so the pull request is opened
     {"id": "git-push-timeout-after", "title": "the push: done, answer lost",
      "rules": [{"method": "POST", "path_regex": r"\.git/git-receive-pack$", "hang": 5, "after": True}],
      "exit": 0, "status": "healed", "first_op": "created"},
