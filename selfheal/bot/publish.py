@@ -142,7 +142,7 @@ def push_change(
                 existing = None
                 continue
             existing, created = now, False  # another run pushed first: this one goes over its commit
-        except GitError as exc:
+        except GitError:
             # a push whose answer was lost (the connection hung up after the server took it): the
             # branch tells whether it arrived
             if _holds(stage, change.branch, built.sha):
