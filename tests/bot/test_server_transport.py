@@ -32,6 +32,18 @@ def signed_request(bot: BotProcess, body: bytes) -> bytes:
     return head.encode() + body
 
 
+def read_answer(conn: socket.socket) -> tuple[str, str]:
+    """(status line and headers, JSON body) of one answer, read to its end."""
+    answer = b""
+    while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        answer += chunk
+    head, _, text = answer.decode().partition("\r\n\r\n")
+    return head, text
+
+
 def threads_of(bot: BotProcess) -> int:
     return len(list(Path(f"/proc/{bot.proc.pid}/task").iterdir()))
 
@@ -42,13 +54,7 @@ def test_a_6_mb_body_sent_whole_receives_its_413(bot_world: BotWorld) -> None:
     body = json.dumps(payload).encode()
     with socket.create_connection(address(bot), timeout=30) as conn:
         conn.sendall(signed_request(bot, body))  # all of it, as GitHub sends: no broken pipe
-        answer = b""
-        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            answer += chunk
-    head, _, text = answer.decode().partition("\r\n\r\n")
+        head, text = read_answer(conn)
     assert head.startswith("HTTP/1.1 413 ")
     assert json.loads(text) == {"error": f"the body is over {5 * 1024 * 1024} bytes"}
     assert bot.health()["queue"] == NOTHING_QUEUED
@@ -110,13 +116,7 @@ def test_unsigned_bodies_in_flight_are_bounded_before_any_signature_is_checked(b
     time.sleep(0.5)
     with socket.create_connection(address(bot), timeout=10) as ninth:
         ninth.sendall(b"POST /webhook HTTP/1.1\r\nHost: bot\r\nContent-Length: 1024\r\n\r\n{")
-        answer = b""
-        while not answer.rstrip().endswith(b"}"):
-            chunk = ninth.recv(4096)
-            if not chunk:
-                break
-            answer += chunk
-        head, _, text = answer.decode().partition("\r\n\r\n")
+        head, text = read_answer(ninth)
     assert head.startswith("HTTP/1.1 503 ")
     assert json.loads(text) == {"error": "too many deliveries are being read; retry later"}
     for conn in held:
