@@ -23,6 +23,7 @@ from selfheal.agent.localize.spectrum import matches_any
 from selfheal.agent.model.editblocks import FORMAT_REMINDER, Block, SearchReplace, parse_blocks
 from selfheal.agent.model.editmatch import FUNCTION, Applied, FileLines, Refused, apply_function, apply_search
 from selfheal.agent.model.readtools import confine_path, malformed_path
+from selfheal.agent.model.untrusted import unshown
 from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
 from selfheal.agent.verdict import changed_tables, protected_changes
 
@@ -162,7 +163,8 @@ def edits_from_answer(
             "Unicode; write the code as plain UTF-8 text (use an escape such as '\\ud800' inside a "
             "string literal if the code needs that value)",
         ))  # fmt: skip
-    parsed = parse_blocks(text)
+    # the prompts showed invisible characters as [U+XXXX]: an edit copied from them means the characters
+    parsed = parse_blocks(unshown(text))
     if parsed.problems:
         return EditResult((), problems=parsed.problems)
     return apply_blocks(parsed.blocks, sources, protected=protected)

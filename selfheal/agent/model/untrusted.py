@@ -11,9 +11,11 @@ same verdict (protected tests, no new files); the fences keep it from reading as
 - `for_prompt(text)`: prose (hints, issue text, memory lessons, test output): NFKC-normalised
   (not the tests' output), hidden HTML comments, control and invisible characters removed, fence
   tags replaced.
-- `fenced(text)`: every value a prompt template takes and every tool result, code included: only
-  fence tags, in any spelling, replaced; code is otherwise shown byte for byte, since edits must
-  match it.
+- `fenced(text)`: every value a prompt template takes and every tool result, code included: fence
+  tags, in any spelling, replaced, and invisible characters (tag block, bidi controls, zero-width)
+  shown as `[U+XXXX]`, as a code review shows Trojan Source; the text is otherwise byte for byte.
+- `unshown(answer)`: a model's answer with those `[U+XXXX]` back as the characters, so an edit of
+  such code matches the file and leaves the characters where they were.
 """
 
 from __future__ import annotations
@@ -42,12 +44,28 @@ FENCE_TAG = re.compile(
 CONTROL = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\U000e0000-\U000e007f]"
 )
+# what `fenced` shows rather than removes: invisible to a reader, read by a model; code keeps its
+# line breaks, tabs and carriage returns, so the C0 controls stay as they are there
+INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\U000e0000-\U000e007f]")
+_SHOWN = re.compile(r"\[U\+(20[0-6][0-9A-F]|FEFF|E00[0-7][0-9A-F])\]")
 NO_HINT = "(none)"
 
 
 def fenced(text: str) -> str:
-    """`text` with every tag of a prompt fence, in any spelling, replaced by a visible note."""
-    return FENCE_TAG.sub(lambda m: f"[{_tag_name(m.group())} tag removed]", text)
+    """`text` with every tag of a prompt fence, in any spelling, replaced by a visible note, and
+    every invisible character shown as `[U+XXXX]`."""
+    text = FENCE_TAG.sub(lambda m: f"[{_tag_name(m.group())} tag removed]", text)
+    return INVISIBLE.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
+def unshown(answer: str) -> str:
+    """`answer` with each `[U+XXXX]` that `fenced` shows back as its character."""
+    return _SHOWN.sub(_back, answer)
+
+
+def _back(found: re.Match[str]) -> str:
+    char = chr(int(found.group(1), 16))
+    return char if INVISIBLE.fullmatch(char) else found.group()
 
 
 def for_prompt(text: str, limit: int | None = None, *, normalize: bool = True) -> str:

@@ -151,6 +151,16 @@ def test_an_exact_block_becomes_a_byte_span_edit():
     )
 
 
+def test_an_edit_copied_from_a_prompt_that_showed_invisible_characters_keeps_them():
+    # the prompt showed the bidi override as [U+202E] (untrusted.fenced); the model copies what it saw
+    sources = {"m.py": 'LABEL = "\u202eabc"\n\n\ndef f(x):\n    return x + 1\n'}
+    answer = block("m.py", 'LABEL = "[U+202E]abc"\n\n\ndef f(x):\n    return x + 1\n',
+                   'LABEL = "[U+202E]abc"\n\n\ndef f(x):\n    return x\n')  # fmt: skip
+    result = edits_from_answer(answer, sources)
+    assert [a.match for a in result.applied] == ["exact"], result.problems
+    assert apply_edits(sources, result.edits)["m.py"] == 'LABEL = "\u202eabc"\n\n\ndef f(x):\n    return x\n'
+
+
 def test_trailing_whitespace_differences_are_tolerated():
     sources = {"m.py": "def f(x):   \n    return x + 1\t\n"}
     result = edits_from_answer(
