@@ -21,6 +21,7 @@ FAMILIES = (
     "git",
     "processes",
     "resources",
+    "channels",
 )  # the figures' order
 
 
@@ -46,6 +47,19 @@ class Case:
     # the repository's requirements.txt: {tcp_port} and {marker} filled in, and a line with {host}
     # once for every host address (the harness's listeners are known only when the heal starts)
     requirements: str = ""
+    # -- channels: heals run through the Action (evaluation/escape/channels.py), where the attack is
+    # text that reaches the model, the memory branch or a comment rather than code that runs
+    route: str = "heal"  # "heal": `selfheal heal`; "action": `selfheal action` against the fake GitHub
+    test_file: str = ""  # tests/test_channel.py ("{marker}" filled in)
+    comment: str = ""  # the /heal comment that starts the Action ("{marker}" filled in)
+    issue_body: str = ""  # the body of the issue it is made on ("{marker}" filled in)
+    mode: str = ""  # the Action's mode input
+    model: bool = False  # the workflow configures Claude (the fake Messages API) with its own key
+    memory_passage: str = ""  # an unsigned record forged on the memory branch, this text in its free fields
+    memory_key: bool = False  # the workflow gives the memory-key input
+    forged_branch: bool = False  # a selfheal/* branch selfheal never made, its sha in escape_config.json
+    approve: bool = False  # a maintainer's `/heal approve` follows the heal
+    refusal: str = ""  # words of selfheal's refusal of the attack before any test ran
 
 
 # what a CASES entry may say: the fields above, except what the harness fills in itself

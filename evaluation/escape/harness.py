@@ -32,6 +32,7 @@ from pathlib import Path
 
 from evaluation.escape import observe
 from evaluation.escape.cases import Case
+from evaluation.escape.channels import ActionRoute
 from evaluation.escape.site import PROOF, Site
 from evaluation.report_contract import report_problems
 
@@ -43,6 +44,7 @@ BACKENDS = ("docker", "local-bwrap", "local-nons")
 CONTROL = "local-unsafe"
 ALL_BACKENDS = (*BACKENDS, CONTROL)
 BOUND_S = 75.0  # a heal of these small repositories takes 5-20 s; a hang is cut here
+ACTION_BOUND_S = 150.0  # a channel case's Action runs (a heal, an approve): the model's turns add up
 REPORT_PREFIX = "ESCAPE-REPORT-"
 CONTAINED, EXPOSED, ESCAPED, NOT_RUN, SKIPPED = (
     "contained",
@@ -156,21 +158,38 @@ def run_case(
     bound_s: float = BOUND_S,
     keep: bool = False,
 ) -> CaseResult:
+    if case.route == "action" and backend == CONTROL:
+        return skipped(case, backend, "a channel case: the control's tests-as-root changes nothing it judges")
     site = Site.create(case, backend, parent)
+    route = None
     try:
         with observe.Listeners(site.marker) as listeners:
-            site.write_config(_host_config(site, listeners))
+            config = _host_config(site, listeners)
+            if case.route == "action":
+                route = ActionRoute.prepare(site)
+                config |= route.config
+            site.write_config(config)
             site.snapshot()
             started = time.monotonic()
-            exit_code, stdout, stderr, timed_out = _run_selfheal(
-                selfheal_argv(backend, site, python), selfheal_environment(site, backend), site.root, bound_s
-            )
+            if route is not None:
+                exit_code, stdout, stderr, timed_out = route.run(backend, python, IMAGE, ACTION_BOUND_S)
+            else:
+                exit_code, stdout, stderr, timed_out = _run_selfheal(
+                    selfheal_argv(backend, site, python),
+                    selfheal_environment(site, backend),
+                    site.root,
+                    bound_s,
+                )
             duration = time.monotonic() - started
             time.sleep(0.3)  # a daemon's last fork lands before the scan
         result = judge(site, exit_code, stdout, stderr, timed_out, listeners.hits, bound_s)
+        if route is not None:
+            route.judge(result)
         result.duration_s = round(duration, 2)
         return result
     finally:
+        if route is not None:
+            route.stop()
         leftovers = observe.marked_processes(site.marker)
         observe.kill_processes([pid for pid, _ in leftovers])
         observe.unmount(observe.marked_mounts(site.marker))

@@ -129,5 +129,14 @@ def test_the_corpus_sees_escapes_where_nothing_contains_them(case: Case, corpus:
 
 def test_the_corpus_has_every_family_and_enough_cases() -> None:
     families = {c.family for c in CASES}
-    assert families == {"secrets", "network", "host-files", "traps", "git", "processes", "resources"}
+    assert families == {
+        "secrets",
+        "network",
+        "host-files",
+        "traps",
+        "git",
+        "processes",
+        "resources",
+        "channels",
+    }
     assert len(CASES) >= 25
