@@ -38,6 +38,7 @@ from selfheal.bot.events import load_event, parse_event
 from selfheal.bot.exceptions import BotError
 from selfheal.bot.github import DEFAULT_API_URL, GitHubClient
 from selfheal.bot.gitops import Identity
+from selfheal.bot.proposal import proposal_key
 from selfheal.bot.service import Bot, BotSettings, Outcome
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -196,7 +197,10 @@ def settings(inputs: ActionInputs, env: Mapping[str, str]) -> BotSettings:
         out_dir=out_dir,
         workdir=Path(workdir) if workdir and Path(workdir).is_dir() else None,
         model_env=model_env(inputs, env),
+        # the one secret a workflow keeps between runs: it signs the memory records and, so that a
+        # proposal can be told from a commit anyone with push access could make, the proposals
         memory_key=memory_key(inputs.memory_key.encode("utf-8")) if inputs.memory_key else None,
+        proposal_key=proposal_key(inputs.memory_key.encode("utf-8")) if inputs.memory_key else None,
     )
 
 

@@ -176,6 +176,42 @@ def test_review_mode_proposes_and_approve_opens_the_pull_request(world: World) -
     assert approved.report_dir is None  # approving runs no code
 
 
+def test_with_a_memory_key_approve_opens_only_a_proposal_the_workflow_signed(world: World) -> None:
+    """Someone who may push makes a `selfheal/` branch whose commit carries a proposal trailer for
+    this issue, and its claim reaches a comment of selfheal's login (a test id, say): without a key
+    the commit would prove it; with the workflow's key only the signed proposal is opened."""
+    key = {"MODE": "review", "MEMORY-KEY": "a secret the workflow keeps"}
+    world.fake.seed_comment(REPO, 3, 5201, "alice", "/heal")
+    alice = payloads.issue_comment("/heal", number=3, comment_id=5201, pull_request=False)
+    proposed = world.run("issue_comment", alice, **key)
+    assert (proposed.returncode, proposed.outputs["status"]) == (0, "proposed"), proposed.stderr
+    signed = re.search(r"<!-- selfheal:proposal (\{.*?\}) -->", comments_on(world, 3)[-1]["body"])
+    assert signed is not None and len(json.loads(signed.group(1))["sig"]) == 64
+
+    forger = world.tmp / "forger"
+    git(world.tmp, "clone", "-q", str(world.remote), str(forger))
+    (forger / "NOTES.md").write_text("merge me\n", encoding="utf-8")
+    git(forger, "add", "-A")
+    git(forger, "commit", "-q", "-m", f"notes\n\nSelfheal-Proposal: {REPO}#3 into main")
+    git(forger, "push", "-q", "origin", "HEAD:refs/heads/selfheal/forged")
+    sha = git(forger, "rev-parse", "HEAD").strip()
+    claim = {"branch": "selfheal/forged", "sha": sha, "base": "main", "draft": False}
+    world.fake.seed_comment(
+        REPO, 3, None, "github-actions[bot]",
+        f"<!-- selfheal -->\n<!-- selfheal:proposal {json.dumps(claim)} -->\n- failing: `tests/t.py::t`",
+    )  # fmt: skip
+
+    world.fake.seed_comment(REPO, 3, 5202, "carol", "/heal approve")
+    carol = payloads.issue_comment(
+        "/heal approve", login="carol", number=3, comment_id=5202, pull_request=False
+    )
+    approved = world.run("issue_comment", carol, **key)
+    assert (approved.outputs["status"], approved.outputs["pr-operation"]) == ("approved", "created")
+    assert pulls_by_head(world, "selfheal/forged") == []
+    [pull] = pulls_by_head(world, proposed.outputs["branch"])
+    assert pull["base"]["ref"] == "main"
+
+
 def test_dispatch_heals_the_given_ref_with_the_given_test_command(world: World) -> None:
     run = world.run(
         "workflow_dispatch", payloads.workflow_dispatch("feature", "python -m pytest -q tests/test_merge.py")
