@@ -51,6 +51,7 @@ class Case:
     # text that reaches the model, the memory branch or a comment rather than code that runs
     route: str = "heal"  # "heal": `selfheal heal`; "action": `selfheal action` against the fake GitHub
     test_file: str = ""  # tests/test_channel.py ("{marker}" filled in)
+    event: str = "issue_comment"  # or "workflow_run": a red run of the repository's main from a null head
     comment: str = ""  # the /heal comment that starts the Action ("{marker}" filled in)
     issue_body: str = ""  # the body of the issue it is made on ("{marker}" filled in)
     mode: str = ""  # the Action's mode input
