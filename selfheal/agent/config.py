@@ -104,6 +104,9 @@ class HealConfig:
     targets: tuple[str, ...] = ()  # heal only failing tests matching these ids or paths (e.g. from `/heal`)
     memory: bool = True  # recall earlier heals of this repository, and remember this one
     memory_path: Path | None = None  # the JSONL store; None: the repository's .selfheal/memory.jsonl
+    # whether recalled records' lessons reach a model's prompts; on GitHub only where the operator's
+    # key signed them (an unsigned record may be anyone's push: it may still order the search)
+    memory_to_model: bool = True
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:

@@ -338,9 +338,15 @@ def model_strategy(state: HealState, model: ModelSetup) -> ModelStrategy:
             localization=localization, history=History(), python=state.python,
         )  # fmt: skip
 
+    recalled = state.result.recalled if state.config.memory_to_model else ()
+    if state.result.recalled and not recalled:
+        state.result.notes.append(
+            "the recalled memory records are unsigned (no memory-key): they ordered the search, and no "
+            "model was shown them"
+        )
     return ModelStrategy(
         model, toolbox_for, known_files=frozenset(state.sources), protected=state.config.protected,
-        events=state.events, recalled_lessons=tuple(lessons_of(state.result.recalled)),
+        events=state.events, recalled_lessons=tuple(lessons_of(recalled)),
     )  # fmt: skip
 
 

@@ -345,6 +345,7 @@ class Bot:
         flags = dict(self.settings.heal_flags)
         flags["memory"] = memory_file is not None
         flags["memory_path"] = memory_file
+        flags["memory_to_model"] = self.settings.memory_key is not None
         if trigger.test_command:
             flags["test_command"] = trigger.test_command
         if trigger.command and trigger.command.targets:

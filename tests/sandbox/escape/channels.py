@@ -48,7 +48,7 @@ CASES = [
     {
         "id": "channels-memory-forged",
         "title": "an unsigned memory record pushed to the memory branch whose fix closes the lessons fence "
-        "and opens a <hint> (the workflow gives no memory-key: the record is recalled, fenced)",
+        "and opens a <hint>; no memory-key (recalled to order the search, never shown to a model)",
         "attack": "ran",
         "route": "action",
         "package": "unsearchable",
