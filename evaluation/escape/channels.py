@@ -40,13 +40,13 @@ from typing import Any
 
 from evaluation.escape.site import GIT, Site
 from selfheal.agent.report.memory import MEMORY_FILE, MemoryRecord
-from selfheal.bot.memorybranch import MEMORY_BRANCH
 from tests.action.conftest import REPO, World, parse_output_file, path_without, runner_env
 from tests.bot import payloads
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.github_server import FakeGitHub
 
 ISSUE = 3
+MEMORY_BRANCH = "selfheal-memory"  # where the Action keeps its records (README, "Memory is data")
 FORGED_BRANCH = "selfheal/escape-forged"
 UNPRICED = "claude-escape-unpriced"
 ACTION_BOT = "github-actions[bot]"
