@@ -32,7 +32,7 @@ from selfheal.agent.run.screen import (
     SubprocessScreener,
 )
 from selfheal.agent.run.testrun import NOT_FOUND, CoverageMap, TestReport
-from selfheal.agent.run.timelimits import TimeLimits, hang_probe, load_factor
+from selfheal.agent.run.timelimits import TimeLimits, hang_probe, load_factor, sibling_probe, timed_out
 from selfheal.agent.run.workspace import WorkspaceError
 from selfheal.agent.state import HealState
 
@@ -70,8 +70,9 @@ def run_baseline(state: HealState, plan: TracePlan | None = None) -> tuple[TestR
         before = state.runner.fingerprint()
         state.tree = FreshTree.for_workspace(state.session, state.python, state.workspace, before)
         baseline, coverage = state.runner.run(
-            coverage_files=sorted(state.sources) if traced else None, test_timeout=probe
-        )
+            coverage_files=sorted(state.sources) if traced else None, test_timeout=probe,
+            sibling_probe=sibling_probe(load),
+        )  # fmt: skip
         state.suite_writes = frozenset(changed_paths(before, state.runner.fingerprint()))
         limits = TimeLimits.from_baseline(
             baseline.outcomes, baseline.duration_s, ceiling=state.config.test_timeout, probe=probe, load=load
@@ -87,8 +88,9 @@ def run_baseline(state: HealState, plan: TracePlan | None = None) -> tuple[TestR
     if limits.hung:
         names = ", ".join(sorted(limits.hung)[:10]) + (" ..." if len(limits.hung) > 10 else "")
         state.result.notes.append(
-            f"{len(limits.hung)} test(s) hung at baseline, each stopped after {probe:.1f}s "
-            f"(a test still running then counts as hanging): {names}"
+            f"{len(limits.hung)} test(s) hung at baseline, stopped after {probe:.1f}s (a test still running "
+            f"then counts as hanging; once a case of a test function hung, its later cases after "
+            f"{sibling_probe(load):.1f}s): {names}"
         )
     state.result.metrics.baseline_s = baseline.duration_s
     if baseline.status == NOT_FOUND:
@@ -314,6 +316,8 @@ def _same_failure(sanity: ScreenResult, baseline: TestReport, test: str) -> bool
 def _same_outcome(outcome: str | None, message: str, baseline: TestReport, test: str) -> bool:
     """The same outcome as the real run's, and for a failure the same exception."""
     real = baseline.outcomes[test]
+    if outcome == "timeout" and timed_out(real):
+        return True  # it hung in the real run and hangs here: stopped by a limit both times
     if outcome is None or (outcome == "passed") != (real.outcome == "passed"):
         return False
     return outcome == "passed" or error_type(message, "failed") == error_type(real.message, "failed")

@@ -189,7 +189,7 @@ class RepairRounds:
             )
             if screening.plausible and metrics.first_plausible_at is None:
                 metrics.first_plausible_at = metrics.screened
-            _emit_screen(state.events, screening, metrics.screened)
+            _emit_screen(state.events, screening, metrics.screened, outcome)
             return screening
 
         return screen
@@ -404,9 +404,12 @@ def edited_lines(text: str, edit: Edit) -> range:
     return range(first, last + 1)
 
 
-def _emit_screen(events: EventSink, screening: Screening, count: int) -> None:
+def _emit_screen(events: EventSink, screening: Screening, count: int, outcome: ScreenResult) -> None:
+    """One candidate's screening in the trace: what it fixed and broke, what it cost, and which of
+    its tests were stopped by their limit (a candidate that leaves a loop costs about a second)."""
     now = time.time()
-    events.emit(Event("screen", now, now, {
+    stopped = sorted(t for t, o in outcome.outcomes.items() if o == "timeout")
+    events.emit(Event("screen", now - outcome.duration_s, now, {
         "n": count,
         "candidate": screening.candidate.description,
         "family": screening.candidate.family,
@@ -414,5 +417,6 @@ def _emit_screen(events: EventSink, screening: Screening, count: int) -> None:
         "still_failing": len(screening.still_failing),
         "broken": len(screening.broken),
         "plausible": screening.plausible,
+        **({"stopped": stopped[:10], "stopped_count": len(stopped)} if stopped else {}),
         **({"error": screening.error} if screening.error else {}),
     }))  # fmt: skip

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal
@@ -89,3 +91,58 @@ def test_a_hang_no_test_limit_can_stop_ends_at_the_heals_deadline_with_a_result(
     assert result.status == "not_healed"
     assert result.error.startswith("the heal's budget of 0.5 minutes ran out during a test run")
     assert result.metrics.wall_s < budget_s
+
+
+# Every failing test hangs: nine cases of one function that loops forever (the fix is one operator)
+STEPS = {
+    "steps/__init__.py": '''
+        def steps_to_zero(n):
+            """How many decrements take n down to zero."""
+            steps = 0
+            while n > 0:
+                n = n + 1
+                steps += 1
+            return steps
+        ''',
+    "tests/test_steps.py": """
+        import pytest
+
+        from steps import steps_to_zero
+
+
+        @pytest.mark.parametrize("n", range(1, 10))
+        def test_steps(n):
+            assert steps_to_zero(n) == n
+
+
+        def test_zero():
+            assert steps_to_zero(0) == 0
+        """,
+}
+
+
+def _stopped_at(message: str) -> float:
+    return float(message.split("longer than ", 1)[1].split("s ", 1)[0])
+
+
+def test_when_every_failing_test_hangs_one_probe_is_waited_out_and_a_loop_stops_at_its_first_hang(make_repo):
+    repo = make_repo(STEPS)
+    trace = Trace()
+    result = heal(build_config(repo, {"python": sys.executable, "max_candidates": 60}), LocalSandbox(), trace)
+
+    cases = [f"tests/test_steps.py::test_steps[{n}]" for n in range(1, 10)]
+    baseline = next(e for e in trace.events if e.node == "baseline")
+    assert baseline.data["hung"] == sorted(cases)
+    stopped_at = [_stopped_at(result.baseline.outcomes[case].message) for case in cases]
+    # the first case waits out the hang probe; its siblings, which loop for the same reason, a
+    # second or two (the sibling probe grows with the machine's load, as the probe does)
+    assert stopped_at[0] == pytest.approx(baseline.data["test_limit_s"], abs=0.05)
+    assert max(stopped_at[1:]) <= stopped_at[0] / 5
+    # the screening worker agrees with the real run on the hung cases: no fresh process per test
+    worker = next(e for e in trace.events if e.node == "screening_worker")
+    assert (worker.data["screener"], worker.data.get("disagreements")) == ("fork-worker", None)
+    # a candidate that leaves the loop runs one case into its limit, and its siblings not at all
+    looping = [e for e in trace.events if e.node == "screen" and e.data.get("stopped_count") == 9]
+    assert looping and not any(e.data["plausible"] for e in looping)
+    assert result.status == "healed", result.error
+    assert result.verdict is not None and set(result.verdict.healed) == set(cases)

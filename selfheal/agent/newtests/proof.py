@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from selfheal.agent.newtests.cases import ProvenTest, TestCase, TestFile, check_case_code
 from selfheal.agent.run.freshtree import FreshTree, tree_changes
 from selfheal.agent.run.testrun import TestReport, TestRunner
+from selfheal.agent.run.timelimits import load_factor, sibling_probe
 from selfheal.sandbox import Session
 from selfheal.sandbox.exceptions import WorkspaceTrap
 
@@ -87,6 +88,7 @@ class TestProver:
         file = replace(file, cases=tuple(cases))
         try:
             on_base, base_wrote, on_patch, patch_wrote = self._fresh_runs(file, changes)
+            on_base = self._recheck_cut_short(file, on_base, on_patch)
             on_alternatives = [self._run_on(file, other) for other in alternatives]
         except WorkspaceTrap as exc:  # the tests planted something where the proof writes
             return Proof([], [*discarded, *((case, f"not proven: {exc}") for case in cases)])
@@ -150,7 +152,7 @@ class TestProver:
         settled = False
         try:
             fresh = tree.prepare({file.path: text})
-            on_base = self._run(file.path)
+            on_base = self._run(file.path, siblings=True)
             after, patched = tree.advance({file.path: text, **changes})
             base_wrote = tree_changes(fresh.expected, after, self.exempt)
             on_patch = self._run(file.path)
@@ -161,9 +163,54 @@ class TestProver:
                 tree.restore()
         return on_base, base_wrote, on_patch, patch_wrote
 
-    def _run(self, path: str) -> TestReport:
-        report, _ = self.runner.run([path], timeout=PROOF_TIMEOUT)
+    def _run(self, path: str, *, siblings: bool = False) -> TestReport:
+        """The file, each case under the baseline's hang probe, on the base and on the patch alike:
+        a new test that loops on the base (the bug it catches may be the loop) costs the probe,
+        not the user's whole per-test limit. With `siblings` (the base's run), once one case hung
+        the file's later ones get the sibling probe: they test the same function."""
+        limits = self.runner.limits
+        probe = limits.probe if limits else None
+        sibling = sibling_probe(load_factor()) if siblings and limits else None
+        report, _ = self.runner.run(
+            [path], timeout=PROOF_TIMEOUT, test_timeout=probe, sibling_probe=sibling, sibling_scope="file"
+        )
         return report
+
+    def _recheck_cut_short(self, file: TestFile, on_base: TestReport, on_patch: TestReport) -> TestReport:
+        """A case the base's run stopped early, after another case hung, counts as failing on the
+        base only when the patch runs it in a fifth of that time: otherwise it may just be slow, and
+        a fail-before it never had would be claimed. Those are run again on the base, alone, under
+        the probe."""
+        probe = self.runner.limits.probe if self.runner.limits else None
+        doubtful = []
+        for nodeid, outcome in on_base.outcomes.items():
+            cut = _cut_at(outcome.message)
+            patched = on_patch.outcomes.get(nodeid)
+            if cut is None or probe is None or cut >= probe or patched is None:
+                continue
+            if patched.duration * 5 >= cut:
+                doubtful.append(nodeid)
+        if not doubtful:
+            return on_base
+        again = self._run_on_base_alone(file, doubtful)
+        return replace(
+            on_base,
+            outcomes={**on_base.outcomes, **{t: again.outcomes[t] for t in doubtful if t in again.outcomes}},
+        )
+
+    def _run_on_base_alone(self, file: TestFile, nodeids: list[str]) -> TestReport:
+        tree = self.tree
+        settled = False
+        try:
+            tree.prepare({file.path: file.render()})
+            probe = self.runner.limits.probe if self.runner.limits else None
+            report, _ = self.runner.run(nodeids, timeout=PROOF_TIMEOUT, test_timeout=probe)
+            tree.settle()
+            settled = True
+            return report
+        finally:
+            if not settled:
+                tree.restore()
 
 
 def remove_file(session: Session, python: str, relpath: str) -> None:
@@ -172,6 +219,15 @@ def remove_file(session: Session, python: str, relpath: str) -> None:
     session.run(
         [python, "-c", "import os, sys; os.remove(sys.argv[1])", str(session.root / relpath)], timeout=30
     )
+
+
+_CUT = re.compile(r"test ran longer than ([\d.]+)s \(selfheal per-test timeout\)")
+
+
+def _cut_at(message: str) -> float | None:
+    """The limit a test was stopped at, from its failure message; None when it was not stopped."""
+    found = _CUT.search(message or "")
+    return float(found.group(1)) if found else None
 
 
 def _fails(run: TestReport, nodeid: str) -> bool:

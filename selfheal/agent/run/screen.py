@@ -139,6 +139,7 @@ class ForkScreener:
             "timeout": timeout,
             "test_timeout": test_timeout,
             "test_limits": per_test,
+            "hung": sorted(limits.hung.intersection(tests)) if limits is not None else [],
         }
         if unchanged and list(unchanged) == tests[: len(unchanged)]:
             request["stop_if_unchanged"] = unchanged

@@ -194,10 +194,14 @@ class TestRunner:
         timeout: float | None = None,
         test_timeout: float | None = None,
         test_limits: Mapping[str, float] | None = None,
+        sibling_probe: float | None = None,
+        sibling_scope: str = "function",
     ) -> tuple[TestReport, CoverageMap | None]:
         """The whole suite (nodeids None) or only the given tests; optionally with coverage.
         `test_limits`: seconds per node id, over `test_timeout` for those tests; without them,
-        the tests that hung at baseline get the baseline's hang probe."""
+        the tests that hung at baseline get the baseline's hang probe. `sibling_probe`: the limit
+        of a test function's later cases (`sibling_scope="file"`: the file's later tests) once one
+        of them was stopped by its limit."""
         timeout = timeout or self.timeout
         if self.clock is not None:
             timeout = self.clock.bound(timeout, "a test run")
@@ -218,6 +222,9 @@ class TestRunner:
         env["SELFHEAL_RECORDS_SEAL"] = str(self.session.root / key_rel)
         if test_timeout:
             env["SELFHEAL_TEST_TIMEOUT"] = f"{test_timeout:g}"
+        if sibling_probe:
+            env["SELFHEAL_SIBLING_PROBE"] = f"{sibling_probe:g}"
+            env["SELFHEAL_SIBLING_SCOPE"] = sibling_scope
         if test_limits is None and self.limits is not None:
             test_limits = self.limits.verdict_limits()
         if test_limits:

@@ -4,7 +4,9 @@ A bug that makes a test hang (a loop that never ends, a wait nothing wakes) woul
 the whole per-test limit at every run that reaches it. So:
 
 - the baseline runs with a short *hang probe* per test: a test still running after it is stopped,
-  counted as failing, and named as hanging;
+  counted as failing, and named as hanging; once a case of a test function hung, its other cases
+  get the *sibling probe* (a second, or five times the longest of its cases that finished): nine
+  parametrized cases of one looping function cost one probe and eight seconds, not nine probes;
 - screening gives each test a limit of a small multiple of its own baseline duration, never below
   a floor, so a candidate that keeps (or makes) a test hang costs about a second;
 - verdict runs keep the user's per-test limit for tests that finished at baseline (a verdict must
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from selfheal.agent.run.junit import TestOutcome
 
 HANG_PROBE_S = 10.0  # a test still running after this long at baseline (idle machine) hangs
+SIBLING_PROBE_S = 1.0  # ... and a later case of a function one of whose cases hung, after this long
 PROBE_LOAD_CAP = 2.0
 SCREEN_MULTIPLE = 5.0  # a screened test may take this many times its baseline duration ...
 SCREEN_FLOOR_S = 0.25  # ... and never less than this (idle machine; the alarm times the call, not set-up)
@@ -48,6 +51,11 @@ def hang_probe(test_timeout: float, load: float) -> float:
     grows with the load, up to PROBE_LOAD_CAP times: past that a hang would cost more than the
     slow test it guards against."""
     return min(test_timeout, HANG_PROBE_S * min(load, PROBE_LOAD_CAP))
+
+
+def sibling_probe(load: float) -> float:
+    """The limit of a test function's later cases once one of its cases hung (see the module doc)."""
+    return SIBLING_PROBE_S * min(load, PROBE_LOAD_CAP)
 
 
 def screen_floor(load: float) -> float:

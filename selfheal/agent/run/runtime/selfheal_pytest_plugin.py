@@ -12,6 +12,11 @@ each switched on by an environment variable:
 - ``SELFHEAL_TEST_TIMEOUT``: a per-test time limit (SIGALRM) so a hanging test becomes a failing
   test with a traceback that shows where it hung, instead of killing the whole run;
   ``SELFHEAL_TEST_LIMITS`` names a JSON file of node id -> seconds that overrides it per test;
+  ``SELFHEAL_SIBLING_PROBE``: once a case of a test function was stopped by its limit, its later
+  cases (the same function, other parameters) get this many seconds, or five times the longest
+  of its cases that finished: they hang for the same reason, and waiting out each would cost the
+  full limit again (``SELFHEAL_SIBLING_SCOPE=file``: the later tests of the same file, as for a
+  file of new tests of one function);
 - ``SELFHEAL_COVERAGE_OUT``: per-test line coverage of the files listed in
   ``SELFHEAL_COVERAGE_FILES``, written as JSON ``{"tests": {nodeid: {file: [lines]}}}``;
 - ``SELFHEAL_RECORDS`` and ``SELFHEAL_RECORDS_SEAL``: the run's own account of itself, which the
@@ -32,6 +37,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import types
 
 import pytest
@@ -61,6 +67,27 @@ def _timeout_seconds(nodeid: str = "") -> float:
 
 
 _LIMITS: dict = {}
+_HUNG_GROUPS: set = set()  # test functions one of whose cases was stopped by its limit
+_FINISHED: dict = {}  # test function -> the longest of its cases that finished, in seconds
+
+
+def _group(nodeid: str) -> str:
+    if os.environ.get("SELFHEAL_SIBLING_SCOPE") == "file":
+        return nodeid.split("::", 1)[0]
+    return nodeid.split("[", 1)[0]
+
+
+def _sibling_limit(nodeid: str, limit: float) -> float:
+    group = _group(nodeid)
+    if group not in _HUNG_GROUPS:
+        return limit
+    try:
+        probe = float(os.environ.get("SELFHEAL_SIBLING_PROBE", "0"))
+    except ValueError:
+        return limit
+    if probe <= 0:
+        return limit
+    return min(limit, max(probe, 5 * _FINISHED.get(group, 0.0))) if limit > 0 else limit
 
 
 def _test_limits() -> dict:
@@ -98,7 +125,8 @@ def pytest_collection_modifyitems(items):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    limit = _timeout_seconds(canonical_id(item))
+    nodeid = canonical_id(item)
+    limit = _sibling_limit(nodeid, _timeout_seconds(nodeid))
     usable = (
         limit > 0
         and hasattr(signal, "SIGALRM")
@@ -114,11 +142,18 @@ def pytest_runtest_call(item):
 
     signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, limit, 0.5)
+    started = time.monotonic()
     try:
-        yield
+        outcome = yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    excinfo = outcome.excinfo if outcome is not None else None
+    group = _group(nodeid)
+    if excinfo is not None and issubclass(excinfo[0], SelfhealTimeout):
+        _HUNG_GROUPS.add(group)
+    else:
+        _FINISHED[group] = max(_FINISHED.get(group, 0.0), time.monotonic() - started)
 
 
 class _LineRecorder:

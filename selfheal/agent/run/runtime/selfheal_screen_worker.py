@@ -26,6 +26,7 @@ from __future__ import annotations
 import __future__
 
 import ast
+import contextlib
 import difflib
 import functools
 import importlib.abc
@@ -325,10 +326,27 @@ def _run_child(root, request, items, write_fd) -> None:
 
         limits = request.get("test_limits") or {}
         unchanged = request.get("stop_if_unchanged") or {}
+        hung = set(request.get("hung") or ())  # tests that hung at baseline
+        still_hanging: dict = {}  # test function -> its case that hung again under this candidate
+        promised = None  # the item the last run test was told comes next (its fixtures kept for it)
         for index, nodeid in enumerate(wanted):
             if unchanged and index == len(unchanged) and _fails_as_before(result["outcomes"], unchanged):
                 break  # the candidate did not touch the failure: the other tests would tell nothing
+            group = nodeid.split("[", 1)[0]
+            if nodeid in hung and group in still_hanging:
+                # a case of a function whose other case still hangs under this candidate hangs for
+                # the same reason: waiting it out would cost its limit and tell nothing new
+                result["outcomes"][nodeid] = {
+                    "outcome": "timeout",
+                    "message": f"not run: {still_hanging[group]} still hangs under this candidate",
+                }
+                continue
             nextitem = items[wanted[index + 1]] if index + 1 < len(wanted) else None
+            if promised is not None and promised is not items[nodeid]:
+                # a case was passed over since: what was kept for it and this test does not need goes
+                with contextlib.suppress(Exception):
+                    items[nodeid].session._setupstate.teardown_exact(items[nodeid])
+            promised = nextitem
             if limits.get(nodeid):  # this test's own limit, from its duration at baseline
                 os.environ["SELFHEAL_TEST_TIMEOUT"] = str(limits[nodeid])
             try:
@@ -336,6 +354,8 @@ def _run_child(root, request, items, write_fd) -> None:
                 result["outcomes"][nodeid] = _summarize(reports)
             except BaseException as exc:
                 result["outcomes"][nodeid] = {"outcome": "error", "message": repr(exc)[:500]}
+            if nodeid in hung and result["outcomes"][nodeid]["outcome"] == "timeout":
+                still_hanging.setdefault(group, nodeid)
     data = (json.dumps(result) + "\n").encode("utf-8")
     while data:
         written = os.write(write_fd, data)
