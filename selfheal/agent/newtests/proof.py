@@ -167,20 +167,24 @@ class TestProver:
         """The file, each case under the baseline's hang probe, on the base and on the patch alike:
         a new test that loops on the base (the bug it catches may be the loop) costs the probe,
         not the user's whole per-test limit. With `siblings` (the base's run), once one case hung
-        the file's later ones get the sibling probe: they test the same function."""
+        the file's later ones get the sibling probe: they test the same function; and where tests
+        already hung at baseline (the bug is a hang) the first one gets it too. A case cut short
+        so is checked again (`_recheck_cut_short`) before a fail-before is claimed from it."""
         limits = self.runner.limits
         probe = limits.probe if limits else None
         sibling = sibling_probe(load_factor()) if siblings and limits else None
+        if sibling and limits and limits.hung and probe:
+            probe = min(probe, sibling)
         report, _ = self.runner.run(
             [path], timeout=PROOF_TIMEOUT, test_timeout=probe, sibling_probe=sibling, sibling_scope="file"
         )
         return report
 
     def _recheck_cut_short(self, file: TestFile, on_base: TestReport, on_patch: TestReport) -> TestReport:
-        """A case the base's run stopped early, after another case hung, counts as failing on the
-        base only when the patch runs it in a fifth of that time: otherwise it may just be slow, and
-        a fail-before it never had would be claimed. Those are run again on the base, alone, under
-        the probe."""
+        """A case the base's run stopped early (after another case hung, or because the bug is a
+        hang) counts as failing on the base only when the patch runs it in a fifth of that time:
+        otherwise it may just be slow, and a fail-before it never had would be claimed. Those are
+        run again on the base, alone, under the probe."""
         probe = self.runner.limits.probe if self.runner.limits else None
         doubtful = []
         for nodeid, outcome in on_base.outcomes.items():
