@@ -21,6 +21,7 @@ from selfheal.agent.newtests.proof import TestProver, new_test_path
 from selfheal.agent.run.freshtree import FreshTree
 from selfheal.agent.run.testcommand import TestCommand
 from selfheal.agent.run.testrun import TestRunner
+from selfheal.agent.run.timelimits import TimeLimits
 from selfheal.agent.run.workspace import Origin, Workspace
 from selfheal.sandbox import LocalSandbox
 
@@ -235,3 +236,45 @@ def test_what_an_earlier_run_planted_is_not_there_in_the_proof_runs(prover) -> N
                           {"shapes/core.py": PATCHED})  # fmt: skip
     assert [(p.case.name, p.kind) for p in proof.proven] == [("test_rectangle", FAIL_TO_PASS)]
     assert proof.patch_wrote == () and not (root / "tests" / "conftest.py").exists()
+
+
+# loops forever for a width of 2; is slow (about 4 s) but right for a width of 3, before and after
+SLOW = "    if width == 3:\n        sum(range(240_000_000))\n    return width * height\n"
+LOOPS_ON_TWO = "def area(width, height):\n    while width == 2:\n        pass\n" + SLOW
+NO_LOOP = "def area(width, height):\n" + SLOW
+
+
+def test_where_the_bug_is_a_hang_a_case_cut_short_on_the_base_is_claimed_only_when_the_cut_proves_it(
+    make_repo,
+) -> None:
+    """Tests already hung at baseline, so the base's run gives each new case the sibling probe (a
+    second or two): the looping case is cut and proven; a case that is merely slow is cut too, but
+    the patch takes as long, so it is run again alone under the probe and is a guard, never a
+    fail-before it did not have."""
+    workspace = Workspace.create(Origin.inspect(make_repo({**REPO, "shapes/core.py": LOOPS_ON_TWO})))
+    session = LocalSandbox().start(workspace.root)
+    try:
+        runner = TestRunner(
+            session, TestCommand.parse("python -m pytest", sys.executable, workspace.root), sys.executable,
+            timeout=120, test_timeout=30,
+        )  # fmt: skip
+        runner.limits = TimeLimits(
+            {}, frozenset({"tests/test_core.py::test_square"}), ceiling=30.0, probe=12.0
+        )
+        tree = FreshTree.for_workspace(session, sys.executable, workspace, runner.fingerprint())
+        cases = (
+            case("test_two_wide", "assert area(2, 3) == 6"),
+            case("test_slow_but_right", "assert area(3, 1) == 3"),
+        )
+        proof = TestProver(runner, tree).prove(
+            TestFile("tests/test_gen.py", cases), {"shapes/core.py": NO_LOOP}
+        )
+    finally:
+        session.close()
+        workspace.cleanup()
+    kinds = {p.case.name: (p.kind, p.fails_on_base) for p in proof.proven}
+    assert kinds == {"test_two_wide": (FAIL_TO_PASS, True), "test_slow_but_right": (GUARD, False)}, [
+        (c.name, why) for c, why in proof.discarded
+    ]
+    two_wide = next(p for p in proof.proven if p.case.name == "test_two_wide")
+    assert "selfheal per-test timeout" in two_wide.base_message
