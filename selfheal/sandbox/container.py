@@ -106,7 +106,9 @@ def remove_leftovers(client: Any) -> list[str]:
     host, pidns = socket.gethostname(), pid_namespace()
     now = time.time()
     for kind, items in (
-        ("container", client.containers.list(all=True, filters={"label": LABEL})),
+        # another selfheal on the same engine may remove one of them between the listing and its
+        # inspection: gone is what this wants, not an error
+        ("container", client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True)),
         ("volume", client.volumes.list(filters={"label": LABEL})),
     ):
         for item in items:
