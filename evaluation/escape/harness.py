@@ -185,6 +185,7 @@ def run_case(
         result = judge(site, exit_code, stdout, stderr, timed_out, listeners.hits, bound_s)
         if route is not None:
             route.judge(result)
+            settle_outcome(result)
         result.duration_s = round(duration, 2)
         return result
     finally:
@@ -246,7 +247,7 @@ def judge(
 ) -> CaseResult:
     case = site.case
     result = CaseResult(case.id, case.family, site.backend, CONTAINED, exit_code=exit_code)
-    escapes, exposures, notes = result.escapes, result.exposures, result.notes
+    escapes, notes = result.escapes, result.notes
     outputs = observe.read_outputs(site.out)
 
     # report.json: present, valid, and what it says about the sandbox
@@ -359,15 +360,20 @@ def judge(
         )
     if case.family == "traps" and result.status not in (None, "healed") and not _names_a_trap(raw or b""):
         notes.append(f"report.json says {result.status} without naming the planted trap")
-    result.escapes[:] = list(dict.fromkeys(escapes))
-    result.exposures[:] = list(dict.fromkeys(exposures))
+    settle_outcome(result)
+    return result
+
+
+def settle_outcome(result: CaseResult) -> None:
+    """The outcome from what the judgement found (once more after a channel case's own judgement)."""
+    result.escapes[:] = list(dict.fromkeys(result.escapes))
+    result.exposures[:] = list(dict.fromkeys(result.exposures))
     if result.escapes:
         result.outcome = ESCAPED
     elif not result.ran:
         result.outcome = NOT_RUN
-    elif result.exposures:
-        result.outcome = EXPOSED
-    return result
+    else:
+        result.outcome = EXPOSED if result.exposures else CONTAINED
 
 
 TRAP_WORDS = (

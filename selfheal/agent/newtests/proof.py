@@ -128,14 +128,17 @@ class TestProver:
             )
         return Proof(proven, discarded)
 
-    def _run_on(self, file: TestFile, changes: Mapping[str, str]) -> TestReport:
-        """The file on another fix the tests allow, on a tree made afresh; what that run changes
-        in the tree is not the shipped patch's doing and decides nothing about it."""
+    def _run_on(
+        self, file: TestFile, changes: Mapping[str, str], tests: list[str] | None = None
+    ) -> TestReport:
+        """The file (or only `tests` of it) on `changes` (another fix the tests allow, or none:
+        the base), on a tree made afresh; what that run changes in the tree is not the shipped
+        patch's doing and decides nothing about it."""
         tree = self.tree
         settled = False
         try:
             tree.prepare({file.path: file.render(), **changes})
-            report = self._run(file.path)
+            report = self._run(tests or [file.path])
             tree.settle()
             settled = True
             return report
@@ -152,10 +155,10 @@ class TestProver:
         settled = False
         try:
             fresh = tree.prepare({file.path: text})
-            on_base = self._run(file.path, siblings=True)
+            on_base = self._run([file.path], siblings=True)
             after, patched = tree.advance({file.path: text, **changes})
             base_wrote = tree_changes(fresh.expected, after, self.exempt)
-            on_patch = self._run(file.path)
+            on_patch = self._run([file.path])
             after, settled = tree.settle(), True
             patch_wrote = tree_changes(patched.expected, after, self.exempt)
         finally:
@@ -163,20 +166,21 @@ class TestProver:
                 tree.restore()
         return on_base, base_wrote, on_patch, patch_wrote
 
-    def _run(self, path: str, *, siblings: bool = False) -> TestReport:
-        """The file, each case under the baseline's hang probe, on the base and on the patch alike:
-        a new test that loops on the base (the bug it catches may be the loop) costs the probe,
-        not the user's whole per-test limit. With `siblings` (the base's run), once one case hung
-        the file's later ones get the sibling probe: they test the same function; and where tests
-        already hung at baseline (the bug is a hang) the first one gets it too. A case cut short
-        so is checked again (`_recheck_cut_short`) before a fail-before is claimed from it."""
+    def _run(self, tests: list[str], *, siblings: bool = False) -> TestReport:
+        """The file (or some of its cases), each case under the baseline's hang probe, on the base
+        and on the patch alike: a new test that loops on the base (the bug it catches may be the
+        loop) costs the probe, not the user's whole per-test limit. With `siblings` (the base's
+        run), once one case hung the file's later ones get the sibling probe: they test the same
+        function; and where tests already hung at baseline (the bug is a hang) the first one gets
+        it too. A case cut short so is checked again (`_recheck_cut_short`) before a fail-before
+        is claimed from it."""
         limits = self.runner.limits
         probe = limits.probe if limits else None
         sibling = sibling_probe(load_factor()) if siblings and limits else None
         if sibling and limits and limits.hung and probe:
             probe = min(probe, sibling)
         report, _ = self.runner.run(
-            [path], timeout=PROOF_TIMEOUT, test_timeout=probe, sibling_probe=sibling, sibling_scope="file"
+            tests, timeout=PROOF_TIMEOUT, test_timeout=probe, sibling_probe=sibling, sibling_scope="file"
         )
         return report
 
@@ -196,25 +200,11 @@ class TestProver:
                 doubtful.append(nodeid)
         if not doubtful:
             return on_base
-        again = self._run_on_base_alone(file, doubtful)
+        again = self._run_on(file, {}, doubtful)
         return replace(
             on_base,
             outcomes={**on_base.outcomes, **{t: again.outcomes[t] for t in doubtful if t in again.outcomes}},
         )
-
-    def _run_on_base_alone(self, file: TestFile, nodeids: list[str]) -> TestReport:
-        tree = self.tree
-        settled = False
-        try:
-            tree.prepare({file.path: file.render()})
-            probe = self.runner.limits.probe if self.runner.limits else None
-            report, _ = self.runner.run(nodeids, timeout=PROOF_TIMEOUT, test_timeout=probe)
-            tree.settle()
-            settled = True
-            return report
-        finally:
-            if not settled:
-                tree.restore()
 
 
 def remove_file(session: Session, python: str, relpath: str) -> None:

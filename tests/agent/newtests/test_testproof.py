@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,20 +44,30 @@ def case(name: str, body: str, origin: str = "qa_adversarial", imports=IMPORT) -
     return TestCase(name, f"def {name}():\n    {body}\n", origin, reason="why", imports=imports)
 
 
-@pytest.fixture
-def prover(make_repo) -> Iterator[tuple[TestProver, Path]]:
-    workspace = Workspace.create(Origin.inspect(make_repo(REPO)))
+@contextmanager
+def prover_of(
+    repo: Path, *, timeout: float = 60, test_timeout: float = 10
+) -> Iterator[tuple[TestProver, Path]]:
+    """A prover over `repo` in the real local sandbox; its runner takes `timeout` per run and
+    `test_timeout` per test."""
+    workspace = Workspace.create(Origin.inspect(repo))
     session = LocalSandbox().start(workspace.root)
     try:
         runner = TestRunner(
             session, TestCommand.parse("python -m pytest", sys.executable, workspace.root), sys.executable,
-            timeout=60, test_timeout=10,
+            timeout=timeout, test_timeout=test_timeout,
         )  # fmt: skip
         tree = FreshTree.for_workspace(session, sys.executable, workspace, runner.fingerprint())
         yield TestProver(runner, tree), workspace.root
     finally:
         session.close()
         workspace.cleanup()
+
+
+@pytest.fixture
+def prover(make_repo) -> Iterator[tuple[TestProver, Path]]:
+    with prover_of(make_repo(REPO)) as made:
+        yield made
 
 
 def test_each_case_gets_its_proof_and_the_workspace_is_left_as_found(prover) -> None:
@@ -251,27 +262,16 @@ def test_where_the_bug_is_a_hang_a_case_cut_short_on_the_base_is_claimed_only_wh
     second or two): the looping case is cut and proven; a case that is merely slow is cut too, but
     the patch takes as long, so it is run again alone under the probe and is a guard, never a
     fail-before it did not have."""
-    workspace = Workspace.create(Origin.inspect(make_repo({**REPO, "shapes/core.py": LOOPS_ON_TWO})))
-    session = LocalSandbox().start(workspace.root)
-    try:
-        runner = TestRunner(
-            session, TestCommand.parse("python -m pytest", sys.executable, workspace.root), sys.executable,
-            timeout=120, test_timeout=30,
-        )  # fmt: skip
-        runner.limits = TimeLimits(
+    repo = make_repo({**REPO, "shapes/core.py": LOOPS_ON_TWO})
+    with prover_of(repo, timeout=120, test_timeout=30) as (proving, _):
+        proving.runner.limits = TimeLimits(
             {}, frozenset({"tests/test_core.py::test_square"}), ceiling=30.0, probe=12.0
         )
-        tree = FreshTree.for_workspace(session, sys.executable, workspace, runner.fingerprint())
         cases = (
             case("test_two_wide", "assert area(2, 3) == 6"),
             case("test_slow_but_right", "assert area(3, 1) == 3"),
         )
-        proof = TestProver(runner, tree).prove(
-            TestFile("tests/test_gen.py", cases), {"shapes/core.py": NO_LOOP}
-        )
-    finally:
-        session.close()
-        workspace.cleanup()
+        proof = proving.prove(TestFile("tests/test_gen.py", cases), {"shapes/core.py": NO_LOOP})
     kinds = {p.case.name: (p.kind, p.fails_on_base) for p in proof.proven}
     assert kinds == {"test_two_wide": (FAIL_TO_PASS, True), "test_slow_but_right": (GUARD, False)}, [
         (c.name, why) for c, why in proof.discarded
