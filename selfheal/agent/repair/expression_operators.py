@@ -75,6 +75,21 @@ BINOP_SWAPS = {
     "^": {"|": 0.4, "&": 0.3},
 }
 NON_COMMUTATIVE = {"-", "/", "//", "%", "**", "<<", ">>", "@"}
+# an in-place update also goes wrong across families: flags added instead of or-ed in
+# (`flags += BIT`), a halving written as a shift or the reverse (`n >>= 1` / `n //= 2`), a
+# toggle for a set (`^=` / `|=`), a remainder where a mask was meant; below the same-family swaps
+AUGMENTED_ACROSS = {
+    "+": {"|": 0.3, "^": 0.2},
+    "-": {"^": 0.2},
+    "*": {"<<": 0.2},
+    "//": {">>": 0.3},
+    "%": {"&": 0.2},
+    "<<": {"*": 0.3},
+    ">>": {"//": 0.3},
+    "|": {"+": 0.3},
+    "^": {"+": 0.2},
+    "&": {"%": 0.2},
+}
 
 
 def _symbol_pattern(symbol: str) -> str:
@@ -131,7 +146,8 @@ def expression_mutations(src, node, parents, facts, module) -> Iterator[Mutation
         symbol = BINOP_SYMBOLS[type(node.op)]
         span = operator_edit(src, node.target, node.value, re.escape(symbol + "="))
         if span is not None:
-            for new, weight in BINOP_SWAPS.get(symbol, {}).items():
+            swaps = {**BINOP_SWAPS.get(symbol, {}), **AUGMENTED_ACROSS.get(symbol, {})}
+            for new, weight in swaps.items():
                 yield Mutation(
                     "augmented-assignment",
                     weight,

@@ -73,6 +73,13 @@ PRIORS = {
     "synthesis-neutral": 0.5,
     "synthesis-update": 0.5,
     "synthesis-replace": 0.4,
+    # classic fix patterns of TBar and PAR (pattern_templates.py and the modules it composes),
+    # below the single-token families: each is a larger edit with more ways to be wrong
+    "sibling-argument": 0.45,
+    "iteration": 0.4,
+    "return-expression": 0.35,
+    "subexpression-removal": 0.3,
+    "sibling-insert": 0.3,
 }
 
 ANNOTATION_DEFAULTS = {
@@ -289,6 +296,9 @@ class ModuleFacts:
         self.class_definitions: dict[tuple[str, str], ast.stmt] = {}
         self.class_bases: dict[str, list[str]] = {}  # class -> the names of its bases
         self.modules: set[str] = set()  # names `import x` binds: `x.y` is the module's, not the program's
+        # each class's data attributes in the order it defines them: `self.x = ...` in its methods,
+        # then annotated or assigned names of its body (dataclass fields); methods are not data
+        self.class_attributes: list[tuple[str, ...]] = []
         for node in ast.walk(src.tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 self.attributes.setdefault(node.value.id, set()).add(node.attr)
@@ -308,6 +318,9 @@ class ModuleFacts:
                 if len(methods) > 1:
                     self.classes.append(methods)
                 self.class_bases[node.name] = [b.id for b in node.bases if isinstance(b, ast.Name)]
+                data = _data_attributes(node)
+                if len(data) > 1:
+                    self.class_attributes.append(data)
                 for item in node.body:
                     for target in _assigned_names(item):
                         self.class_definitions[(node.name, target)] = item
@@ -333,6 +346,34 @@ class ModuleFacts:
                 return self.class_definitions[(current, name)]
             pending += self.class_bases.get(current, [])
         return None
+
+
+def _data_attributes(node: ast.ClassDef) -> tuple[str, ...]:
+    """The data attributes a class defines, in order: `self.x` stores of its methods, then the
+    names its body annotates or assigns (a dataclass's fields, class constants)."""
+    found: list[str] = []
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.args.args:
+            receiver = item.args.args[0].arg
+            for inner in ast.walk(item):
+                if (
+                    isinstance(inner, ast.Attribute)
+                    and isinstance(inner.ctx, ast.Store)
+                    and isinstance(inner.value, ast.Name)
+                    and inner.value.id == receiver
+                    and inner.attr not in found
+                ):
+                    found.append(inner.attr)
+    for item in node.body:
+        targets = [item.target] if isinstance(item, ast.AnnAssign) else _assigned_targets(item)
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id not in found and not target.id.startswith("__"):
+                found.append(target.id)
+    return tuple(found)
+
+
+def _assigned_targets(node: ast.stmt) -> list[ast.expr]:
+    return list(node.targets) if isinstance(node, ast.Assign) else []
 
 
 def _assigned_names(node: ast.stmt) -> list[str]:

@@ -81,6 +81,16 @@ class Scope:
     def of_kind(self, *kinds: str) -> list[str]:
         return [n for n in self.names if self.kinds.get(n) in kinds]
 
+    def latest_first(self, params: list[str]) -> list[str]:
+        """The function's own values, the likeliest meant first: the surrounding loops' variables,
+        then the locals the latest bound first, then the parameters and attributes of `self`."""
+        bound = [n for n in self.local_names if n not in params and not n.startswith("self.")]
+        ordered = list(self.loop_targets)
+        for name in [*reversed(bound), *self.local_names]:
+            if name not in ordered:
+                ordered.append(name)
+        return ordered
+
 
 def scope_at(
     src: SourceFile,

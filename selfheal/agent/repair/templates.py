@@ -10,12 +10,17 @@ lazy, swap the fields of a date format, pick a sibling constant (`ROUND_DOWN` ->
 `ROUND_HALF_UP`), count a negative slice bound from the length (`x[-n:]` is all of `x` when n is
 0), check a narrow case before the broad one that shadows it (`if/elif` order), invert a unit
 scale (`1000.0` -> `0.001`), step a position back after removing the element there
-(`xs.remove(x)` -> `xs.remove(x); i -= 1`), or move a value by one where arithmetic or a call
-uses it (`page * n` -> `(page - 1) * n`).
+(`xs.remove(x)` -> `xs.remove(x); i -= 1`), move a value by one where arithmetic or a call
+uses it (`page * n` -> `(page - 1) * n`), transform an argument like its sibling
+(`max(len(a), b)` -> `max(len(a), len(b))`), iterate over part of a sequence or a sibling
+attribute (`xs` -> `xs[1:]`, `node.children` -> `node.parents`), return a computed value instead
+of a constant (`return None` -> `return best`), drop a sub-expression (`a + b + c` -> `a + c`), or
+insert an update modelled on a sibling (`seen.add(key)` beside `seen.add(name)`).
 Each yields `Mutation`s for one suspicious statement, like the operators in `operators`, and is
 ranked the same way (suspiciousness x prior). The templates live in `arithmetic_templates`,
-`argument_templates`, `check_templates`, `literal_templates`, `index_templates` and
-`operand_offsets`; the order here is kept: ties in the search's ranking fall back on it.
+`argument_templates`, `check_templates`, `literal_templates`, `index_templates`,
+`operand_offsets`, `sibling_templates`, `iteration_templates`, `return_templates` and
+`removal_templates`; the order here is kept: ties in the search's ranking fall back on it.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from selfheal.agent.repair.arithmetic_templates import (
 from selfheal.agent.repair.check_templates import branch_order, none_test, or_default
 from selfheal.agent.repair.edits import SourceFile
 from selfheal.agent.repair.index_templates import index_steps
+from selfheal.agent.repair.iteration_templates import iterations
 from selfheal.agent.repair.literal_templates import (
     DATE_FORMAT_FUNCTIONS,
     REGEX_FUNCTIONS,
@@ -51,7 +57,10 @@ from selfheal.agent.repair.literal_templates import (
 )
 from selfheal.agent.repair.mutation import FunctionFacts, ModuleFacts, Mutation, called_name, header_nodes
 from selfheal.agent.repair.operand_offsets import operand_offsets
+from selfheal.agent.repair.removal_templates import removed_subexpressions
+from selfheal.agent.repair.return_templates import return_expressions
 from selfheal.agent.repair.scope import Scope, scope_at
+from selfheal.agent.repair.sibling_templates import sibling_arguments, sibling_statements
 
 
 def template_mutations(
@@ -74,6 +83,11 @@ def template_mutations(
     yield from branch_order(src, statement, parents)
     yield from index_steps(src, statement, parents, facts)
     yield from operand_offsets(src, statement, parents, facts, module, scope)
+    yield from sibling_arguments(src, statement, module)
+    yield from iterations(src, statement, module, scope)
+    yield from return_expressions(src, statement, facts, scope)
+    yield from removed_subexpressions(src, statement)
+    yield from sibling_statements(src, statement, parents, facts, scope)
 
 
 def _node_templates(src, node, parents, facts) -> Iterator[Mutation]:

@@ -39,6 +39,11 @@ FAMILY_MEANING = {
     "synthesis-neutral": "a starting or default value was the wrong neutral value",
     "synthesis-update": "a collection or total was never updated with a value",
     "synthesis-replace": "the wrong value was used where another in scope was meant",
+    "sibling-insert": "an update the function makes for one value was missing for another",
+    "sibling-argument": "an argument missed the conversion its sibling argument gets",
+    "iteration": "a loop went over the wrong part of a sequence or the wrong collection",
+    "return-expression": "a constant was returned where a computed value was meant",
+    "subexpression-removal": "an expression had a term too many",
 }
 
 
