@@ -1,0 +1,114 @@
+"""Count the candidates the search generates, per family, around each benchmark bug.
+
+    python -m evaluation.generation [--realbugs] [--json OUT]
+
+For every task (the own tasks of evaluation/tasks, or with --realbugs the built real bugs under
+$SELFHEAL_REALBUGS_CACHE), every statement inside a function of every file the reference fix
+changes gets the operators and fix templates of the search (`statement_mutations` and
+`template_mutations`; expression synthesis is left out: it depends on the failing tests' values).
+Each mutation is applied and compiled as the search does; those that compile are counted, per
+family, with the time generation took. Run it with one engine's `selfheal` first on the import
+path and then another's to compare what a change of the families costs in candidates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import sys
+import time
+import warnings
+from collections import Counter
+from pathlib import Path
+
+from selfheal.agent.repair.edits import SourceFile, apply_edits
+from selfheal.agent.repair.mutation import FunctionFacts, Hints, ModuleFacts, enclosing_function, parent_map
+from selfheal.agent.repair.operators import statement_mutations
+from selfheal.agent.repair.templates import template_mutations
+
+OWN_TASKS = Path(__file__).parent / "tasks"
+
+
+def realbugs_tasks() -> Path:
+    cache = os.environ.get("SELFHEAL_REALBUGS_CACHE") or str(Path.home() / ".cache/selfheal/realbugs")
+    return Path(cache) / "tasks"
+
+
+def changed_files(task: Path) -> list[Path]:
+    """The Python files the reference fix changes, inside the task's repository."""
+    diff = (task / "solution.diff").read_text(encoding="utf-8")
+    names = [line.split(" b/", 1)[1] for line in diff.splitlines() if line.startswith("diff --git ")]
+    return [task / "repo" / n for n in names if n.endswith(".py") and (task / "repo" / n).is_file()]
+
+
+def count_file(path: Path, families: Counter) -> int:
+    text = path.read_text(encoding="utf-8")
+    try:
+        src = SourceFile(path.name, text)
+    except SyntaxError:
+        return 0
+    parents = parent_map(src.tree)
+    module = ModuleFacts(src)
+    statements = 0
+    for statement in ast.walk(src.tree):
+        if not isinstance(statement, ast.stmt) or enclosing_function(statement, parents) is None:
+            continue
+        statements += 1
+        facts = FunctionFacts(src, enclosing_function(statement, parents))
+        seen: set[str] = set()
+        for mutation in (
+            *statement_mutations(src, statement, parents, facts, module, Hints()),
+            *template_mutations(src, statement, parents, facts, module),
+        ):
+            try:
+                changed = apply_edits({path.name: text}, mutation.edits)[path.name]
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    compile(changed, path.name, "exec")
+            except (SyntaxError, ValueError):
+                continue
+            if changed in seen:
+                continue
+            seen.add(changed)
+            families[mutation.family] += 1
+    return statements
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--realbugs", action="store_true", help="the built real bugs, not the own tasks")
+    parser.add_argument("--json", type=Path, help="write the counts here")
+    args = parser.parse_args(argv)
+    root = realbugs_tasks() if args.realbugs else OWN_TASKS
+    tasks = sorted(p for p in root.iterdir() if (p / "solution.diff").is_file())
+    families: Counter = Counter()
+    statements = 0
+    started = time.perf_counter()
+    for task in tasks:
+        for path in changed_files(task):
+            statements += count_file(path, families)
+    seconds = time.perf_counter() - started
+    total = sum(families.values())
+    import selfheal
+
+    print(f"engine: {Path(selfheal.__file__).parent.parent}")
+    print(f"{len(tasks)} tasks, {statements} statements in functions of the files their fixes change")
+    print(f"{total} candidates that compile ({total / max(statements, 1):.1f} a statement), {seconds:.1f} s")
+    for family, count in families.most_common():
+        print(f"  {family:24} {count:7}")
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {"tasks": len(tasks), "statements": statements, "candidates": total, "seconds": round(seconds, 1),
+                 "families": dict(families.most_common())},
+                indent=2,
+            ) + "\n",
+            encoding="utf-8",
+        )  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
