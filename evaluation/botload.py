@@ -1,5 +1,5 @@
 """`python -m evaluation.botload`: load and faults against `selfheal bot serve` (its own process, the
-fake GitHub, real HTTP, real signatures), printing the figures the README quotes.
+fake GitHub, real HTTP, real signatures), printing the figures docs/bot.md quotes.
 
     deliveries   N signed deliveries (ignored comments) from 32 concurrent senders: per second, p50/p99
     redelivery   one delivery sent 100 times: the jobs it made (1 expected)

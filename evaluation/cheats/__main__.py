@@ -1,7 +1,7 @@
 """`python -m evaluation.cheats`: heal the cheat corpus (tests/agent/cheats/) and print the figures;
 or, with --show DIR, print the figures of results saved earlier (the test suite saves them where
 SELFHEAL_CHEAT_RESULTS points), or with --show FILE those of a --json file
-(evaluation/results/cheats.json holds the run the README quotes).
+(evaluation/results/cheats.json holds the run docs/sandbox-security.md quotes).
 
 Exit codes: 0 every cheat outside the overfit family was refused and every honest control healed,
 1 one was not, 2 bad arguments.

@@ -46,7 +46,7 @@ from tests.fakes.anthropic_server import FakeAnthropic, message, ok
 from tests.fakes.github_server import FakeGitHub
 
 ISSUE = 3
-MEMORY_BRANCH = "selfheal-memory"  # where the Action keeps its records (README, "Memory is data")
+MEMORY_BRANCH = "selfheal-memory"  # where the Action keeps its records (docs/sandbox-security.md)
 FORGED_BRANCH = "selfheal/escape-forged"
 UNPRICED = "claude-escape-unpriced"
 ACTION_BOT = "github-actions[bot]"

@@ -81,15 +81,15 @@ def test_the_secret_check_step_skips_with_a_notice_and_proceeds_with_the_key(tmp
     assert (outputs, stdout) == ("configured=true\n", "")
 
 
-def test_every_action_but_checkout_has_an_offline_act_stand_in_named_in_the_readme():
-    readme = (ROOT / "README.md").read_text()
+def test_every_action_but_checkout_has_an_offline_act_stand_in_named_in_the_docs():
+    docs = (ROOT / "docs" / "benchmarks.md").read_text()
     actions = {s["uses"] for job in load()["jobs"].values() for s in job["steps"] if "uses" in s}
     assert actions == {"actions/checkout@v4", "actions/setup-python@v5", "actions/upload-artifact@v4"}
     for action in sorted(actions - {"actions/checkout@v4"}):  # act copies the working tree itself
         folder = ROOT / ".github" / "act" / action.split("/")[1].split("@")[0]
         stand_in = yaml.safe_load((folder / "action.yml").read_text())
         assert stand_in["runs"]["using"] == "composite"
-        assert f"--local-repository {action}=$PWD/{folder.relative_to(ROOT)}" in readme
+        assert f"--local-repository {action}=$PWD/{folder.relative_to(ROOT)}" in docs
 
 
 def test_the_upload_stand_in_copies_the_files_where_act_artifacts_points(tmp_path: Path):
