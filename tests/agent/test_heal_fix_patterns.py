@@ -329,3 +329,118 @@ def test_flags_combined_twice_are_or_ed_not_added(make_repo, run_heal, tmp_path)
     assert removed == ["        mask += flag"]
     assert added == ["        mask |= flag"]
     assert result.fixes[0].family == "augmented-assignment"
+
+
+def test_a_road_table_records_the_way_back_too(make_repo, run_heal, tmp_path):
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "roads/__init__.py": "",
+            "roads/table.py": '''
+            """Distances between towns."""
+
+
+            def distance_table(roads: list[tuple[str, str, int]]) -> dict[str, dict[str, int]]:
+                """Kilometres from each town to its neighbours; every road goes both ways."""
+                table: dict[str, dict[str, int]] = {}
+                for start, end, km in roads:
+                    table.setdefault(start, {})[end] = km
+                return table
+            ''',
+            "tests/test_table.py": """
+            from roads.table import distance_table
+
+
+            def test_no_roads():
+                assert distance_table([]) == {}
+
+
+            def test_a_road_goes_both_ways():
+                table = distance_table([("Ayr", "Troon", 11), ("Troon", "Irvine", 9)])
+                assert table["Ayr"] == {"Troon": 11}
+                assert table["Troon"] == {"Ayr": 11, "Irvine": 9}
+                assert table["Irvine"] == {"Troon": 9}
+            """,
+        },
+        failing={"tests/test_table.py::test_a_road_goes_both_ways"},
+    )
+    removed, added = diff_lines(result.patch)
+    assert removed == []
+    assert added == ["        table.setdefault(end, {})[start] = km"]
+    assert result.fixes[0].family == "sibling-insert"
+
+
+def test_reading_a_session_keeps_it_alive_like_writing_it(make_repo, run_heal, tmp_path):
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {
+            "sessions/__init__.py": "",
+            "sessions/store.py": '''
+            """Sessions that expire after a while without activity."""
+
+
+            class Sessions:
+                def __init__(self, clock):
+                    self._clock = clock
+                    self._seen = {}
+                    self._data = {}
+
+                def put(self, sid, value):
+                    self._data[sid] = value
+                    self._seen[sid] = self._clock()
+
+                def get(self, sid):
+                    """The session's value, or None; reading a session is activity too."""
+                    if sid not in self._data:
+                        return None
+                    return self._data[sid]
+
+                def expire(self, idle):
+                    """Forget the sessions with no activity for more than `idle` seconds."""
+                    now = self._clock()
+                    for sid in [s for s, seen in self._seen.items() if now - seen > idle]:
+                        del self._data[sid]
+                        del self._seen[sid]
+            ''',
+            "tests/test_store.py": """
+            from sessions.store import Sessions
+
+
+            class Clock:
+                def __init__(self):
+                    self.now = 0
+
+                def __call__(self):
+                    return self.now
+
+
+            def test_an_idle_session_expires():
+                clock = Clock()
+                store = Sessions(clock)
+                store.put("s1", "ada")
+                clock.now = 10
+                store.expire(idle=8)
+                assert store.get("s1") is None
+
+
+            def test_a_read_is_activity():
+                clock = Clock()
+                store = Sessions(clock)
+                store.put("s1", "ada")
+                clock.now = 5
+                assert store.get("s1") == "ada"
+                clock.now = 10
+                store.expire(idle=8)
+                assert store.get("s1") == "ada"
+            """,
+        },
+        failing={"tests/test_store.py::test_a_read_is_activity"},
+    )
+    removed, added = diff_lines(result.patch)
+    assert removed == []
+    assert added == ["        self._seen[sid] = self._clock()"]
+    assert result.fixes[0].family == "sibling-insert"

@@ -291,3 +291,68 @@ def test_every_pattern_family_is_ranked_by_a_prior_and_compiles():
     assert new <= families
     assert all(family in PRIORS for family in families)
     assert max(PRIORS[f] for f in new) < PRIORS["arithmetic-operator"]
+
+
+MIRROR_AND_CLASS = textwrap.dedent('''
+    class Sessions:
+        def __init__(self, clock):
+            self._clock = clock
+            self._seen = {}
+            self._data = {}
+
+        def put(self, sid, value):
+            self._data[sid] = value
+            self._seen[sid] = self._clock()
+
+        def get(self, sid):
+            if sid not in self._data:
+                return None
+            return self._data[sid]
+
+
+    def distance_table(roads):
+        table = {}
+        for a, b, km in roads:
+            table.setdefault(a, {})[b] = km
+        return table
+
+
+    def friends(pairs):
+        graph = {}
+        for a, b in pairs:
+            graph.setdefault(a, set())
+            if a != b:
+                graph[a].add(b)
+        return graph
+''').lstrip()
+
+
+def _inserts(source: str, text: str) -> list[str]:
+    src = SourceFile("m.py", source)
+    parents = parent_map(src.tree)
+    line = next(i for i, ln in enumerate(source.splitlines(), 1) if text in ln)
+    statement = statement_at(src, line, parents)
+    facts = FunctionFacts(src, enclosing_function(statement, parents))
+    module = ModuleFacts(src)
+    scope = scope_at(src, statement, parents, facts, module)
+    return [m.description for m in sibling_statements(src, statement, parents, facts, scope)]
+
+
+def test_a_symmetric_relation_gets_its_mirror_update_keys_swapped_never_a_key_and_a_value():
+    made = _inserts(MIRROR_AND_CLASS, "table.setdefault(a, {})[b] = km")
+    assert made[:2] == [
+        "insert `table.setdefault(b, {})[a] = km` after line 20 (modelled on line 20)",
+        "insert `table.setdefault(b, {})[a] = km` before line 20 (modelled on line 20)",
+    ]
+    assert not any("[a] = b" in d or "[km]" in d for d in made)
+    made = _inserts(MIRROR_AND_CLASS, "graph[a].add(b)")
+    assert "insert `graph[b].add(a)` after line 29 (modelled on line 29)" in made
+    # a function called is not a name to swap: `set()` stays a call
+    assert not any("set, " in d for d in made)
+
+
+def test_an_update_of_self_another_method_makes_is_offered_where_its_names_are_in_scope():
+    # nothing runs after a return: the update goes before it only
+    assert _inserts(MIRROR_AND_CLASS, "return self._data[sid]") == [
+        "insert `self._seen[sid] = self._clock()` before line 14 (modelled on line 9)",
+    ]
