@@ -39,8 +39,9 @@ def realbugs_tasks() -> Path:
 def changed_files(task: Path) -> list[Path]:
     """The Python files the reference fix changes, inside the task's repository."""
     diff = (task / "solution.diff").read_text(encoding="utf-8")
-    names = [line.split(" b/", 1)[1] for line in diff.splitlines() if line.startswith("diff --git ")]
-    return [task / "repo" / n for n in names if n.endswith(".py") and (task / "repo" / n).is_file()]
+    # `diff --git a/x b/x` headers (git) or bare `+++ b/x` lines (diff -u), whichever it has
+    names = {line[len("+++ b/") :].split("\t")[0] for line in diff.splitlines() if line.startswith("+++ b/")}
+    return [task / "repo" / n for n in sorted(names) if n.endswith(".py") and (task / "repo" / n).is_file()]
 
 
 def count_file(path: Path, families: Counter) -> int:
@@ -99,14 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     for family, count in families.most_common():
         print(f"  {family:24} {count:7}")
     if args.json:
-        args.json.write_text(
-            json.dumps(
-                {"tasks": len(tasks), "statements": statements, "candidates": total, "seconds": round(seconds, 1),
-                 "families": dict(families.most_common())},
-                indent=2,
-            ) + "\n",
-            encoding="utf-8",
-        )  # fmt: skip
+        counts = {
+            "tasks": len(tasks),
+            "statements": statements,
+            "candidates": total,
+            "seconds": round(seconds, 1),
+            "families": dict(families.most_common()),
+        }
+        args.json.write_text(json.dumps(counts, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
