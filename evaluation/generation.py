@@ -6,7 +6,8 @@ For every task (the own tasks of evaluation/tasks, or with --realbugs the built 
 $SELFHEAL_REALBUGS_CACHE), every statement inside a function of every file the reference fix
 changes gets the operators and fix templates of the search (`statement_mutations` and
 `template_mutations`; expression synthesis is left out: it depends on the failing tests' values).
-Each mutation is applied and compiled as the search does; those that compile are counted, per
+Each mutation is applied and compiled as the search does (the top-level statements it touches);
+those that compile and differ from the statement's earlier candidates are counted, per
 family, with the time generation took. Run it with one engine's `selfheal` first on the import
 path and then another's to compare what a change of the families costs in candidates.
 """
@@ -23,9 +24,10 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
-from selfheal.agent.repair.edits import SourceFile, apply_edits
+from selfheal.agent.repair.edits import SourceFile, TopLevelSpans
 from selfheal.agent.repair.mutation import FunctionFacts, Hints, ModuleFacts, enclosing_function, parent_map
 from selfheal.agent.repair.operators import statement_mutations
+from selfheal.agent.repair.search import changed_text
 from selfheal.agent.repair.templates import template_mutations
 
 OWN_TASKS = Path(__file__).parent / "tasks"
@@ -52,6 +54,7 @@ def count_file(path: Path, families: Counter) -> int:
         return 0
     parents = parent_map(src.tree)
     module = ModuleFacts(src)
+    spans = TopLevelSpans({path.name: text})
     statements = 0
     for statement in ast.walk(src.tree):
         if not isinstance(statement, ast.stmt) or enclosing_function(statement, parents) is None:
@@ -63,16 +66,18 @@ def count_file(path: Path, families: Counter) -> int:
             *statement_mutations(src, statement, parents, facts, module, Hints()),
             *template_mutations(src, statement, parents, facts, module),
         ):
-            try:
-                changed = apply_edits({path.name: text}, mutation.edits)[path.name]
+            try:  # as the search does: the top-level statements the edit touches, compiled
+                changed = changed_text(spans, {path.name: text}, mutation.edits)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    compile(changed, path.name, "exec")
+                    for part in changed.values():
+                        compile(part, path.name, "exec")
             except (SyntaxError, ValueError):
                 continue
-            if changed in seen:
+            key = repr(sorted(changed.items()))
+            if key in seen:
                 continue
-            seen.add(changed)
+            seen.add(key)
             families[mutation.family] += 1
     return statements
 
