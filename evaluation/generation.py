@@ -3,8 +3,9 @@
     python -m evaluation.generation [--realbugs] [--json OUT]
 
 For every task (the own tasks of evaluation/tasks, or with --realbugs the built real bugs under
-$SELFHEAL_REALBUGS_CACHE), every statement inside a function of every file the reference fix
-changes gets the operators and fix templates of the search (`statement_mutations` and
+$SELFHEAL_REALBUGS_CACHE), every statement of the functions the reference fix's hunks overlap (their
+context lines included) gets the
+operators and fix templates of the search (`statement_mutations` and
 `template_mutations`; expression synthesis is left out: it depends on the failing tests' values).
 Each mutation is applied and compiled as the search does (the top-level statements it touches);
 those that compile and differ from the statement's earlier candidates are counted, per
@@ -38,15 +39,27 @@ def realbugs_tasks() -> Path:
     return Path(cache) / "tasks"
 
 
-def changed_files(task: Path) -> list[Path]:
-    """The Python files the reference fix changes, inside the task's repository."""
+def changed_lines(task: Path) -> dict[Path, set[int]]:
+    """The Python files the reference fix changes, inside the task's repository, with the lines
+    of the buggy file its hunks cover."""
     diff = (task / "solution.diff").read_text(encoding="utf-8")
-    # `diff --git a/x b/x` headers (git) or bare `+++ b/x` lines (diff -u), whichever it has
-    names = {line[len("+++ b/") :].split("\t")[0] for line in diff.splitlines() if line.startswith("+++ b/")}
-    return [task / "repo" / n for n in sorted(names) if n.endswith(".py") and (task / "repo" / n).is_file()]
+    found: dict[Path, set[int]] = {}
+    current: Path | None = None
+    # `diff --git a/x b/x` headers (git) or bare `+++ b/x` lines (diff -u): `+++ b/` names the file
+    for line in diff.splitlines():
+        if line.startswith("+++ b/"):
+            name = line[len("+++ b/") :].split("\t")[0]
+            path = task / "repo" / name
+            current = path if name.endswith(".py") and path.is_file() else None
+            if current is not None:
+                found.setdefault(current, set())
+        elif line.startswith("@@ ") and current is not None:
+            start, _, length = line.split()[1][1:].partition(",")
+            found[current] |= set(range(int(start), int(start) + int(length or 1)))
+    return found
 
 
-def count_file(path: Path, families: Counter) -> int:
+def count_file(path: Path, lines: set[int], families: Counter) -> int:
     text = path.read_text(encoding="utf-8")
     try:
         src = SourceFile(path.name, text)
@@ -56,8 +69,16 @@ def count_file(path: Path, families: Counter) -> int:
     module = ModuleFacts(src)
     spans = TopLevelSpans({path.name: text})
     statements = 0
+    functions = [
+        f
+        for f in ast.walk(src.tree)
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and lines & set(range(f.lineno, (f.end_lineno or f.lineno) + 1))
+    ]
+    chosen = {id(f) for f in functions}
     for statement in ast.walk(src.tree):
-        if not isinstance(statement, ast.stmt) or enclosing_function(statement, parents) is None:
+        # a statement of a nested function counts only when the fix changes that function too
+        if not isinstance(statement, ast.stmt) or id(enclosing_function(statement, parents)) not in chosen:
             continue
         statements += 1
         facts = FunctionFacts(src, enclosing_function(statement, parents))
@@ -93,14 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     statements = 0
     started = time.perf_counter()
     for task in tasks:
-        for path in changed_files(task):
-            statements += count_file(path, families)
+        for path, lines in changed_lines(task).items():
+            statements += count_file(path, lines, families)
     seconds = time.perf_counter() - started
     total = sum(families.values())
     import selfheal
 
     print(f"engine: {Path(selfheal.__file__).parent.parent}")
-    print(f"{len(tasks)} tasks, {statements} statements in functions of the files their fixes change")
+    print(f"{len(tasks)} tasks, {statements} statements in the functions their fixes change")
     print(f"{total} candidates that compile ({total / max(statements, 1):.1f} a statement), {seconds:.1f} s")
     for family, count in families.most_common():
         print(f"  {family:24} {count:7}")
