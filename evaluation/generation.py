@@ -3,10 +3,10 @@
     python -m evaluation.generation [--realbugs] [--json OUT]
 
 For every task (the own tasks of evaluation/tasks, or with --realbugs the built real bugs under
-$SELFHEAL_REALBUGS_CACHE), every statement of the functions the reference fix's hunks overlap (their
-context lines included) gets the
-operators and fix templates of the search (`statement_mutations` and
-`template_mutations`; expression synthesis is left out: it depends on the failing tests' values).
+$SELFHEAL_REALBUGS_CACHE), every statement of the functions the reference fix's hunks overlap
+(their context lines included) gets the operators and fix templates of the search
+(`statement_mutations` and `template_mutations`; expression synthesis is left out: it depends on
+the failing tests' values).
 Each mutation is applied and compiled as the search does (the top-level statements it touches);
 those that compile and differ from the statement's earlier candidates are counted, per
 family, with the time generation took. Run it with one engine's `selfheal` first on the import
