@@ -122,8 +122,17 @@ def test_the_search_heal_report_is_self_contained_and_shows_what_happened(search
     assert "The model's part" not in html  # no model ran
     # one suspect line: the strip and the source show it among its neighbours (the file has two)
     assert re.findall(r"<title>pkg/age.py:(\d+)", html) == ["1", "2"]
-    assert '<span class="ln">1</span><span class="score"></span>def is_adult(age):</div>' in html
-    assert '<span class="ln">2</span><span class="score">0.495</span>    return age &gt; 18' in html
+    unscored = '<span class="mark"></span><span class="ln">1</span><span class="score"></span>'
+    assert unscored + "def is_adult(age):</div>" in html
+    # the suspect line is the line the fix changed: marked in the strip and in the source
+    assert "<title>pkg/age.py:2 is_adult, 0.49 (changed by the fix)</title>" in html
+    assert html.count('<rect class="fixed" ') == 1
+    assert (
+        '<div class="changed" title="changed by the fix" '
+        'style="background: #ffbdb8; border-left: 6px solid #ff2314">'
+        '<span class="mark"><span>fix</span></span><span class="ln">2</span><span class="score">0.49</span>'
+        "    return age &gt; 18</div>"
+    ) in html
     # no test shipped, and the page says what the test writers did
     assert "No new test was shipped.</p>" in html
     assert re.search(r"<li>edge cases for is_adult: \d+ inputs probed, 0 test\(s\) written", html)
@@ -203,8 +212,8 @@ def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_p
         assert "***" in text
     assert_self_contained(html)
     assert "The model's part" in html
-    assert "<summary>debugger — 2300 in / 180 out, $0.0 · 2 call(s)</summary>" in html
-    assert "<summary>generator — 1100 in / 70 out, $0.0 · 1 call(s)</summary>" in html
+    assert "<summary>debugger — 2300 in / 180 out, $0.0000 · 2 call(s)</summary>" in html
+    assert "<summary>generator — 1100 in / 70 out, $0.0000 · 1 call(s)</summary>" in html
     assert '<details class="role"><summary>debugger' in html  # collapsed until opened
     assert "Let me run merge on touching intervals." in html  # the debugger's words
     assert "Interval(start=1, end=3), Interval(start=3, end=5)" in html  # what its tool showed it
@@ -262,7 +271,12 @@ def test_report_html_draws_one_suspect_line_among_its_neighbours():
     html = render_html(RunFiles(report, [{"node": "localize", "start": 1.0, "end": 1.1, "excerpt": excerpt}]))
     assert 'a.py</code> <span class="muted">lines 12\u201318' in html
     assert re.findall(r"<title>a\.py:(\d+)", html) == [str(n) for n in range(12, 19)]
-    assert '<span class="ln">15</span><span class="score">0.9</span>line_15 = 15' in html
     assert (
-        '<span class="ln">12</span><span class="score"></span>line_12 = 12</div>'
-    )  # unscored: the column stays in html
+        '<span class="mark"></span><span class="ln">15</span><span class="score">0.90</span>line_15 = 15'
+        in html
+    )
+    # unscored: the column stays
+    assert (
+        '<span class="mark"></span><span class="ln">12</span><span class="score"></span>line_12 = 12</div>'
+        in html
+    )
