@@ -8,6 +8,12 @@ function probe(win, doc) {
     }
     return false;
   }
+  // inside a closed <details> but not its summary: not shown (Chromium still lays it out)
+  function folded(el) {
+    const shut = el.closest("details:not([open])");
+    const summary = shut && shut.querySelector(":scope > summary");
+    return shut !== null && !(summary && summary.contains(el));
+  }
   function named(el) {
     const cls = typeof el.className === "string" && el.className.trim() ? "." + el.className.trim().split(/\s+/).join(".") : "";
     return el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + cls;
@@ -17,7 +23,7 @@ function probe(win, doc) {
     if (page.scrollWidth > width) found.push(state + ": the page is " + page.scrollWidth + " px wide in a " + width + " px window");
     for (const el of doc.body.querySelectorAll("*")) {
       const box = el.getBoundingClientRect();
-      if (box.width === 0 && box.height === 0) continue;
+      if ((box.width === 0 && box.height === 0) || folded(el)) continue;
       if ((box.right > width + 0.5 || box.left < -0.5) && !inScroller(el))
         found.push(state + ": " + named(el) + " spans " + box.left.toFixed(1) + " to " + box.right.toFixed(1) + " px of " + width);
       const style = win.getComputedStyle(el);
@@ -26,7 +32,7 @@ function probe(win, doc) {
     }
     for (const svg of doc.querySelectorAll("svg")) {
       const outer = svg.getBoundingClientRect(), view = svg.viewBox.baseVal;
-      if (outer.width === 0) continue;
+      if (outer.width === 0 || folded(svg)) continue;
       for (const text of svg.querySelectorAll("text")) {
         const own = text.getBBox(), drawn = text.getBoundingClientRect(), what = state + ': "' + text.textContent + '"';
         if (view && view.width && (own.x < view.x - 0.5 || own.x + own.width > view.x + view.width + 0.5 ||
