@@ -8,6 +8,12 @@ Built from the output folder alone, so `selfheal report RUN_DIR` renders any ear
 way the heal did. Jinja2 templates (autoescaped: every text in the page came from the repository
 or a model); no script, stylesheet, font or image is fetched: the charts are inline SVG, the
 model's conversation sits in collapsed <details>. The page is scrubbed like every output.
+
+It reads in a reviewer's order: the verdict and how sure it is (report.json's confidence, ready
+for review or a draft, and why), what to look at before merging, the root cause and the diff;
+then the evidence. Report text with Markdown in it (root causes, lessons, reasons) has its code
+spans and bold rendered by `inline_markdown`, everything else escaped. The layout holds from a
+phone's width up (tests/agent/report/test_html_layout.py looks at it in Chromium).
 """
 
 from __future__ import annotations
@@ -462,9 +468,11 @@ def _pinned(report: dict[str, Any]) -> str:
     found = report.get("disagreement")
     if not found or found.get("open"):
         return ""
-    screened = (report.get("metrics") or {}).get("candidates_screened", 0)
+    others = (report.get("metrics") or {}).get("candidates_screened", 0) - 1
+    if found["plausible"] < 2 and others > 0:
+        return f"None of the other {others} candidates screened made the failing tests pass."
     if found["plausible"] < 2:
-        return f"No other of the {screened} candidates screened made the failing tests pass."
+        return "No other candidate was screened: nothing was compared with this patch."
     if found.get("measured"):
         return (
             f"{found['plausible']} distinct plausible patches agree on all {found['probes']} generated "
