@@ -468,7 +468,7 @@ def execute(
     trace = Trace()
     out_dir = (config.out_dir or default_out_dir(Path.cwd())).resolve()
     try:
-        sandbox, sandbox_note = choose_sandbox_for(config)
+        sandbox, fallback = choose_sandbox_for(config)
         model = setup_for(
             config.llm,
             env,
@@ -502,8 +502,7 @@ def execute(
             f"selfheal: internal error: {exc!r} (set SELFHEAL_DEBUG=1 for the traceback)", EXIT_NOT_HEALED
         )
 
-    if sandbox_note:
-        result.notes.append(sandbox_note)
+    result.fell_back(fallback)
     try:
         report = write_outputs(result, trace, out_dir, scrubber)
     except SelfhealError as exc:  # a full disk, a folder it may not write: said, not a traceback

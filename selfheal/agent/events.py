@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from selfheal.sandbox.addresses import without_addresses
+
 
 @dataclass(frozen=True)
 class Event:
@@ -74,7 +76,7 @@ def describe_finished(event: Event) -> str | None:
     took = f" ({event.end - event.start:.1f}s)" if event.end is not None else ""
     if node == "sandbox":
         if data.get("error"):
-            return f"sandbox: could not be prepared: {str(data['error']).splitlines()[0]}"
+            return f"sandbox: could not be prepared: {without_addresses(str(data['error']).splitlines()[0])}"
         isolation = str(data.get("isolation", "")).split(";")[0]
         return f"sandbox: {isolation}{took}"
     if node == "baseline":

@@ -47,6 +47,7 @@ from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.workspace import Origin, Workspace
 from selfheal.agent.state import HealState
 from selfheal.sandbox import Sandbox, SandboxInfo, Session
+from selfheal.sandbox.addresses import without_addresses
 from selfheal.sandbox.exceptions import LimitExceeded, SetupFailed, WorkspaceTrap
 
 
@@ -83,7 +84,8 @@ def heal(
                 )
             except SetupFailed as exc:
                 info.update(error=str(exc))
-                result = _setup_failed(config, workspace, str(exc))
+                # the trace keeps pip's words whole; the error is published, its addresses are not
+                result = _setup_failed(config, workspace, without_addresses(str(exc)))
                 result.metrics.wall_s = time.monotonic() - started
                 return result
             info.update(isolation=session.info.isolation, python=session.python or python)

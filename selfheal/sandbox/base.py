@@ -118,6 +118,19 @@ class SandboxInfo:
 
 
 @dataclass(frozen=True)
+class Fallback:
+    """Why `auto` took the local sandbox. `reason` is one plain line for what is published (a
+    pull request, a job summary, a comment); `detail` is the engine's own words, which may name
+    hosts and resolver addresses, for the report only."""
+
+    reason: str  # e.g. "sandbox: local — the Docker image python:3.12-slim could not be pulled"
+    detail: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"reason": self.reason, "detail": self.detail}
+
+
+@dataclass(frozen=True)
 class ExecResult:
     returncode: int
     stdout: str
