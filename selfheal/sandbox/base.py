@@ -106,6 +106,21 @@ class SandboxInfo:
     def of(cls, backend: str, facts: Isolation) -> SandboxInfo:
         return cls(backend, facts.network, facts.describe(), facts)
 
+    def plain(self) -> str:
+        """The isolation in a few words, for a console line: "local, namespaces, no network".
+        `isolation` says it whole."""
+        parts = [self.backend]
+        facts = self.facts
+        if facts is not None and self.backend != "docker":  # a container is its own namespaces
+            if facts.namespaces:
+                parts.append("namespaces")
+            elif facts.separate_user:
+                parts.append("another user")
+        if facts is not None and not facts.contained:
+            parts.append("not contained")
+        parts.append("network reachable" if self.network else "no network")
+        return ", ".join(parts)
+
     def as_dict(self) -> dict[str, object]:
         info: dict[str, object] = {
             "backend": self.backend,
