@@ -28,6 +28,7 @@ from selfheal.agent.model.prompts import PromptLibrary
 from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
 from selfheal.agent.report.confidence import confidence_line
+from selfheal.agent.report.lastheal import note_last_heal
 from selfheal.agent.report.memory import memory_store, remember
 from selfheal.agent.report.outputs import (
     CONVERSATION_FILE,
@@ -94,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="heal the failing tests of a local repository",
         description="Run the repo's tests, localize what fails, search for a repair, prove it "
         "with a clean run of the full suite, and write report.json, patch.diff, summary.md, "
-        "lessons.md and trace.jsonl. The repository itself is left untouched unless --apply.",
+        "lessons.md and trace.jsonl. The repository's files stay as they are unless --apply; the heal "
+        "adds its record to the repository's own .selfheal/ (git-ignored; --memory off: nothing).",
     )
     heal_cmd.add_argument("path", nargs="?", default=".", help="repository to heal (default: .)")
     heal_cmd.add_argument(
@@ -523,6 +525,11 @@ def execute(
             remember(memory_store(config), result, report)
     except SelfhealError as exc:  # the heal stands; only its memory is lost, and that is said
         print(f"selfheal: {exc}; this heal is not remembered", file=sys.stderr)
+    if config.out_dir is None:  # the outputs went under ./.selfheal/runs/: `selfheal memory` looks there
+        try:
+            note_last_heal(Path.cwd(), config.repo)
+        except SelfhealError as exc:
+            print(f"selfheal: {exc}", file=sys.stderr)
     applied = _apply(config, result) if config.apply else None
     if as_json:
         print(json.dumps(report, indent=2))
