@@ -96,6 +96,12 @@ def _report(args: argparse.Namespace) -> int:
     if not run_dir.is_dir():
         print(f"selfheal: {args.run_dir}: no such folder", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if not (run_dir / "report.json").is_file():  # a usage error, as a missing folder is
+        print(
+            f"selfheal: {args.run_dir}: not the output folder of a heal (it holds no report.json)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     path = write_html(run_dir)
     print(path)
     if args.open:

@@ -79,3 +79,12 @@ def test_without_a_heal_from_here_the_memory_is_this_folder_s(tmp_path, capsys, 
     (tmp_path / ".selfheal" / "last-heal").write_text(f"{tmp_path / 'gone'}\n", encoding="utf-8")
     assert main(["memory", "list"]) == 0
     assert capsys.readouterr() == ("", "no record in .selfheal/memory.jsonl\n")
+
+
+def test_report_of_a_folder_that_is_not_a_run_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("not a run\n", encoding="utf-8")
+    assert main(["report", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"selfheal: {tmp_path}: not the output folder of a heal (it holds no report.json)\n"
+    assert not (tmp_path / "report.html").exists()
