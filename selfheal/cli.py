@@ -20,7 +20,7 @@ from typing import TextIO
 
 from selfheal import __version__
 from selfheal.agent.config import HealConfig, build_config, choose_sandbox_for
-from selfheal.agent.events import Fanout, Trace
+from selfheal.agent.events import Fanout, Trace, count
 from selfheal.agent.exceptions import ConfigError, HealInterrupted, SelfhealError
 from selfheal.agent.loop import heal
 from selfheal.agent.model.llm import ROLES
@@ -28,9 +28,16 @@ from selfheal.agent.model.prompts import PromptLibrary
 from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.checkpoints import Checkpoint, CheckpointFolder, config_from_dict, with_overrides
 from selfheal.agent.report.confidence import confidence_line
+from selfheal.agent.report.lastheal import note_last_heal
 from selfheal.agent.report.memory import memory_store, remember
-from selfheal.agent.report.outputs import CONVERSATION_FILE, OUTPUT_FILES, default_out_dir, write_outputs
-from selfheal.agent.report.result import HEALED, NOTHING_TO_HEAL, HealResult
+from selfheal.agent.report.outputs import (
+    CONVERSATION_FILE,
+    OUTPUT_FILES,
+    default_out_dir,
+    new_test_file,
+    write_outputs,
+)
+from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, HealResult
 from selfheal.agent.run.workspace import apply_to_origin
 from selfheal.bot.serverconfig import add_serve_arguments
 from selfheal.cli_memory import add_memory_commands, run_memory_command
@@ -88,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="heal the failing tests of a local repository",
         description="Run the repo's tests, localize what fails, search for a repair, prove it "
         "with a clean run of the full suite, and write report.json, patch.diff, summary.md, "
-        "lessons.md and trace.jsonl. The repository itself is left untouched unless --apply.",
+        "lessons.md and trace.jsonl. The repository's files stay as they are unless --apply; the heal "
+        "adds its record to the repository's own .selfheal/ (git-ignored; --memory off: nothing).",
     )
     heal_cmd.add_argument("path", nargs="?", default=".", help="repository to heal (default: .)")
     heal_cmd.add_argument(
@@ -444,7 +452,8 @@ def run_replay(args: argparse.Namespace, env: Mapping[str, str], scrubber: Scrub
         return _fail(f"selfheal: {exc}", EXIT_BAD_INPUT)
     sys.stderr.write(
         f"replaying {run.name} from iteration {checkpoint.iteration} "
-        f"({len(checkpoint.fixes)} fix(es) kept, {len(checkpoint.remaining)} test(s) to heal)"
+        f"({count(len(checkpoint.fixes), 'fix', 'fixes')} kept, "
+        f"{count(len(checkpoint.remaining), 'test')} to heal)"
         + (f" with {', '.join(args.set)}" if args.set else "")
         + "\n"
     )
@@ -468,7 +477,7 @@ def execute(
     trace = Trace()
     out_dir = (config.out_dir or default_out_dir(Path.cwd())).resolve()
     try:
-        sandbox, sandbox_note = choose_sandbox_for(config)
+        sandbox, fallback = choose_sandbox_for(config)
         model = setup_for(
             config.llm,
             env,
@@ -502,8 +511,7 @@ def execute(
             f"selfheal: internal error: {exc!r} (set SELFHEAL_DEBUG=1 for the traceback)", EXIT_NOT_HEALED
         )
 
-    if sandbox_note:
-        result.notes.append(sandbox_note)
+    result.fell_back(fallback)
     try:
         report = write_outputs(result, trace, out_dir, scrubber)
     except SelfhealError as exc:  # a full disk, a folder it may not write: said, not a traceback
@@ -517,6 +525,11 @@ def execute(
             remember(memory_store(config), result, report)
     except SelfhealError as exc:  # the heal stands; only its memory is lost, and that is said
         print(f"selfheal: {exc}; this heal is not remembered", file=sys.stderr)
+    if config.out_dir is None:  # the outputs went under ./.selfheal/runs/: `selfheal memory` looks there
+        try:
+            note_last_heal(Path.cwd(), config.repo)
+        except SelfhealError as exc:
+            print(f"selfheal: {exc}", file=sys.stderr)
     applied = _apply(config, result) if config.apply else None
     if as_json:
         print(json.dumps(report, indent=2))
@@ -551,7 +564,7 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
     if result.status == HEALED and result.verdict:
         fixed = len(result.verdict.healed)
         err.write(
-            f"healed: {fixed} failing test{'s' if fixed != 1 else ''} pass now, no test "
+            f"healed: {count(fixed, 'failing test')} {'passes' if fixed == 1 else 'pass'} now, no test "
             f"broke (verdict: all {len(result.verdict.rules)} rules hold)\n"
         )
         for fix in result.fixes:
@@ -579,7 +592,8 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
         )
     else:
         err.write(f"{status}" + (f": {result.error}" if result.error else "") + "\n")
-        for lesson in report["lessons"][:2]:
+        # a heal that stopped with an error has one lesson, which says the error again
+        for lesson in report["lessons"][:2] if result.status != ERROR else ():
             err.write(f"  - {lesson}\n")
     files = [*OUTPUT_FILES, *([CONVERSATION_FILE] if result.conversation else [])]
     files += ["tests/"] if result.test_files else []
@@ -587,15 +601,15 @@ def _print_outcome(result: HealResult, report: dict, out_dir: Path, applied: str
     shipped = report["new_tests"]
     if shipped:
         proofs = sum(t["kind"] == "fail_to_pass" for t in shipped)
-        err.write(
-            f"new tests: {proofs} fail before the fix and pass with it, {len(shipped) - proofs} guard(s): "
-            f"{', '.join(sorted(result.test_files))}\n"
-        )
+        proved = "fails before the fix and passes" if proofs == 1 else "fail before the fix and pass"
+        # where the files are now: in the output folder, until --apply writes them into the repository
+        where = ", ".join(str(new_test_file(out_dir, result, path)) for path in sorted(result.test_files))
+        err.write(f"new tests: {proofs} {proved} with it, {count(len(shipped) - proofs, 'guard')}: {where}\n")
     if result.patch:
         err.write(
             f"apply with: git -C {result.apply_root} apply {out_dir / 'patch.diff'}"
             + (
-                "   (the new tests are in tests/; --apply writes both)\n"
+                "   (the new tests are not in the patch; --apply writes both)\n"
                 if result.test_files
                 else "   (or re-run with --apply)\n"
             )

@@ -1,6 +1,7 @@
 """`selfheal memory list|show|forget|export` and `selfheal report RUN_DIR [--open]`.
 
-The memory commands read the local store (`.selfheal/memory.jsonl` of --repo) or, with
+The memory commands read the local store (`.selfheal/memory.jsonl` of --repo: by default the
+repository the last heal run from this folder healed, else `.`) or, with
 --github OWNER/REPO and a token in the environment variable --token-env names (GITHUB_TOKEN by
 default), the repository's `selfheal-memory` branch on GitHub, through git with the token in a
 header only (`selfheal.bot.gitops.Remote`).
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from selfheal.agent.exceptions import SelfhealError
 from selfheal.agent.report.html import write_html
+from selfheal.agent.report.lastheal import last_healed
 from selfheal.agent.report.memory import LocalMemory, MemoryRecord, find, recall_counts, render_lines
 from selfheal.bot.exceptions import BotError
 from selfheal.bot.gitops import Remote
@@ -38,7 +40,11 @@ def add_memory_commands(commands: argparse._SubParsersAction) -> None:
     memory_cmd.add_argument(
         "id", nargs="?", help="the record (or a unique prefix of its id) for show and forget"
     )
-    memory_cmd.add_argument("--repo", default=".", metavar="PATH", help="the repository (default: .)")
+    memory_cmd.add_argument(
+        "--repo", metavar="PATH",
+        help="the repository (default: the one the last `selfheal heal` run from this folder healed, "
+        "which ./.selfheal/last-heal names; else .)",
+    )  # fmt: skip
     memory_cmd.add_argument("--file", metavar="PATH", help="a memory file instead of the repository's")
     memory_cmd.add_argument(
         "--github", metavar="OWNER/REPO", help="the repository's selfheal-memory branch on GitHub instead"
@@ -65,17 +71,36 @@ def run_memory_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             return _report(args)
         if args.github:
             return _branch_memory(args, env)
-        store = LocalMemory(Path(args.file)) if args.file else LocalMemory.of_repo(Path(args.repo))
+        store = LocalMemory(Path(args.file)) if args.file else LocalMemory.of_repo(_repo(args))
         return _memory(args, store)
     except (SelfhealError, BotError) as exc:  # a store or branch that cannot be read or written
         print(f"selfheal: {exc}", file=sys.stderr)
         return EXIT_FAILED
 
 
+def _repo(args: argparse.Namespace) -> Path:
+    """--repo, else the repository the last heal from here healed (said, since it is not `.`)."""
+    if args.repo:
+        return Path(args.repo)
+    healed = last_healed(Path.cwd())
+    if healed is None:
+        return Path(".")
+    print(
+        f"memory of {healed}, which the last heal from here healed (--repo PATH for another)", file=sys.stderr
+    )
+    return healed
+
+
 def _report(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir).expanduser()
     if not run_dir.is_dir():
         print(f"selfheal: {args.run_dir}: no such folder", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not (run_dir / "report.json").is_file():  # a usage error, as a missing folder is
+        print(
+            f"selfheal: {args.run_dir}: not the output folder of a heal (it holds no report.json)",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     path = write_html(run_dir)
     print(path)

@@ -11,7 +11,7 @@ from rich.live import Live
 from rich.spinner import Spinner
 from rich.text import Text
 
-from selfheal.agent.events import Event, describe_finished
+from selfheal.agent.events import Event, count, describe_finished
 
 RUNNING = {
     "sandbox": "starting the sandbox (and installing dependencies, if any)",
@@ -32,7 +32,8 @@ class ProgressDisplay:
         self.live = self.stream.isatty() if live is None else live
         self.console = Console(file=self.stream, highlight=False, soft_wrap=True)
         self._current: str | None = None
-        self._screened = 0
+        self._screened = 0  # this round's
+        self._in_all = 0  # since the heal began, as a heal that stops reports it
         self._plausible = 0
         self._round_started = 0.0
         self._live: Live | None = None
@@ -51,6 +52,7 @@ class ProgressDisplay:
     def emit(self, event: Event) -> None:
         if event.node == "screen":
             self._screened += 1
+            self._in_all = int(event.data.get("n", self._in_all + 1))
             self._plausible += bool(event.data.get("plausible"))
             self._refresh()
             return
@@ -80,9 +82,10 @@ class ProgressDisplay:
             parts.append(Spinner("dots", text=Text(self._current)))
         if self._current and self._current == RUNNING["repair"]:
             elapsed = max(time.monotonic() - self._round_started, 1e-6)
+            in_all = f" ({self._in_all} in all)" if self._in_all != self._screened else ""
             parts.append(
                 Text(
-                    f"   {self._screened} candidates screened · {self._plausible} plausible"
+                    f"   {count(self._screened, 'candidate')} screened{in_all} · {self._plausible} plausible"
                     f" · {self._screened / elapsed:.1f}/s",
                     style="dim",
                 )

@@ -16,6 +16,7 @@ from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal
 from selfheal.agent.report.result import HealResult
 from selfheal.sandbox import LocalSandbox
+from tests.fakes.docker_engine import FakeDockerEngine
 from tests.openpython import make_open_python
 
 # the corpora's figures, printed at the end of every run that ran them
@@ -88,6 +89,25 @@ def open_python() -> Iterator[str]:
     folder = Path(python).parents[2]
     if folder.name.startswith("selfheal-openpy-"):
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def docker_engine() -> Iterator[FakeDockerEngine]:
+    """A Docker engine that answers but cannot pull an image (tests/fakes/docker_engine.py)."""
+    engine = FakeDockerEngine.start()
+    yield engine
+    engine.stop()
+
+
+@pytest.fixture
+def no_docker_engine() -> str:
+    """A DOCKER_HOST where no engine answers: a loopback port nothing listens on."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"tcp://127.0.0.1:{port}"
 
 
 @pytest.fixture

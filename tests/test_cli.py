@@ -88,8 +88,16 @@ def test_heal_prints_the_outcome_and_writes_every_output(make_repo, tmp_path, ca
 
     assert code == 0
     assert out == ""
-    assert "healed: 1 failing test pass now, no test broke (verdict: all 5 rules hold)" in err
+    assert "healed: 1 failing test passes now, no test broke (verdict: all 5 rules hold)" in err
     assert "  fix: pkg/age.py:2: `>` -> `>=` in `age > 18`" in err
+    # the isolation in plain words, not the uid the tests ran as
+    sandbox = next(line for line in err.splitlines() if line.startswith("[selfheal] sandbox: "))
+    facts = read_report(out_dir)["sandbox"]["facts"]
+    assert sandbox.startswith(
+        "[selfheal] sandbox: local, namespaces, no network ("
+        if facts["namespaces"]
+        else "[selfheal] sandbox: local, another user, network reachable ("
+    )
     written = set(p.name for p in out_dir.iterdir())
     shown = "report.json, report.html, patch.diff, summary.md, lessons.md, trace.jsonl"
     shown += ", tests/" if "tests" in written else ""
@@ -184,6 +192,36 @@ def test_a_repo_the_engine_cannot_heal_exits_1(make_repo, tmp_path, capsys):
     assert report["patch"] == "" and report["files_changed"] == []
     assert 1 <= report["metrics"]["candidates_tried"] <= 30
     assert status_porcelain(repo) == ""
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        (
+            {**PASSING, "pkg/two.py": "def two(:\n    return 2\n"},
+            [
+                "error: tests could not be collected:",
+                "tests.test_two: SyntaxError: invalid syntax (at pkg/two.py:1)",
+            ],
+        ),
+        (
+            {"pkg/__init__.py": "", "pkg/two.py": "def two():\n    return 2\n"},
+            ["error: the test command collected no tests"],
+        ),
+    ],
+    ids=["syntax-error", "no-tests"],
+)
+def test_a_suite_that_cannot_run_says_why_once(files, said, make_repo, tmp_path, capsys):
+    repo = make_repo(files)
+
+    code, out, err = heal_cli(capsys, repo, "--out", tmp_path / "out")
+
+    assert (code, out) == (1, "")
+    lines = err.splitlines()
+    assert lines[0].startswith("[selfheal] sandbox: local, ")
+    assert re.fullmatch(r"\[selfheal\] baseline: the tests did not run \(\d+\.\ds\)", lines[1]), lines[1]
+    # the error, and nothing that says it again (a lesson did)
+    assert lines[2:] == [*said, f"outputs: {tmp_path / 'out'}/ ({', '.join(OUTPUT_FILES)})"]
 
 
 def _missing(tmp_path: Path, make_repo) -> tuple[list[str], str | re.Pattern[str]]:
@@ -380,7 +418,7 @@ def test_installed_console_script_heals_a_repo(make_repo, tmp_path):
 
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
-    assert "healed: 1 failing test pass now" in done.stderr
+    assert "healed: 1 failing test passes now" in done.stderr
     assert read_report(tmp_path / "out")["status"] == "healed"
     assert status_porcelain(repo) == ""
 
@@ -552,7 +590,7 @@ def test_replay_resumes_a_run_from_its_checkpoint_with_a_change(tmp_path: Path) 
         capture_output=True, text=True,
     )  # fmt: skip
     assert again.returncode == 1, again.stderr  # no candidate left for round 2: the kept fix is partial
-    said = "replaying run from iteration 2 (1 fix(es) kept, 1 test(s) to heal) with max-candidates=0"
+    said = "replaying run from iteration 2 (1 fix kept, 1 test to heal) with max-candidates=0"
     assert said in again.stderr
     report = json.loads(again.stdout)
     assert (report["status"], report["iterations"], len(report["fixes"])) == ("partial", 2, 1)

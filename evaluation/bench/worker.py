@@ -89,7 +89,7 @@ def heal_task(
         config = build_config(repo, {
             "test_command": task.test_command, "python": sys.executable, "out_dir": out, **flags,
         })  # fmt: skip
-        sandbox, note = choose_sandbox_for(config)
+        sandbox, fallback = choose_sandbox_for(config)
         model = setup_for(
             config.llm, token_budget=config.max_tokens, usd_budget=config.max_usd, parallel=config.parallel
         )
@@ -97,8 +97,7 @@ def heal_task(
         result = heal(config, sandbox, Fanout(trace, progress), model=model)
     except (SelfhealError, SandboxError) as exc:
         return failed_run(task, "error", str(exc), time.monotonic() - started)
-    if note:
-        result.notes.append(note)
+    result.fell_back(fallback)
     report = write_outputs(result, trace, out)
     hidden = matches = None
     if result.status == HEALED:

@@ -35,7 +35,7 @@ from selfheal.agent.report.memory import memory_key
 from selfheal.agent.report.outputs import runs_folder
 from selfheal.agent.report.result import HEALED, PARTIAL
 from selfheal.bot.events import load_event, parse_event
-from selfheal.bot.exceptions import BotError
+from selfheal.bot.exceptions import BotError, public_words
 from selfheal.bot.github import DEFAULT_API_URL, GitHubClient
 from selfheal.bot.gitops import Identity
 from selfheal.bot.proposal import proposal_key
@@ -131,7 +131,9 @@ def _run(env: Mapping[str, str], log: JobLog, out: JobLog) -> int:
         bot = Bot(client, inputs.github_token, settings(inputs, env), log=LogSink(log))
         outcome = bot.handle(trigger)
     except ConfigError as exc:
-        return _failed(env, log, f"invalid input: {exc}", EXIT_BAD_INPUT)
+        return _failed(
+            env, log, f"invalid input: {exc}", EXIT_BAD_INPUT, plain=f"invalid input: {public_words(exc)}"
+        )
     except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM (the CLI raises it as one): a cancelled run
         signum = int(getattr(exc, "signum", signal.SIGINT))
         how = f"stopped by {signal.Signals(signum).name}"
@@ -143,7 +145,7 @@ def _run(env: Mapping[str, str], log: JobLog, out: JobLog) -> int:
                        + (f"; the heal's report (what it tried): {folder}/report.json" if folder else ""),
                        128 + signum, outputs={"report-path": folder} if folder else None)  # fmt: skip
     except (BotError, SelfhealError) as exc:
-        return _failed(env, log, str(exc), EXIT_FAILED)
+        return _failed(env, log, str(exc), EXIT_FAILED, plain=public_words(exc))
     except Exception as exc:  # reported; the traceback when asked for
         if env.get("SELFHEAL_DEBUG"):
             log.write(traceback.format_exc())
@@ -287,9 +289,20 @@ def model_outputs(outcome: Outcome) -> dict[str, str]:
 
 
 def _failed(
-    env: Mapping[str, str], log: JobLog, message: str, code: int, outputs: dict[str, str] | None = None
+    env: Mapping[str, str],
+    log: JobLog,
+    message: str,
+    code: int,
+    outputs: dict[str, str] | None = None,
+    *,
+    plain: str = "",
 ) -> int:
-    log.command(annotation("error", f"selfheal: {message}"))
+    """`message` whole in the job log; the annotation and the job summary, which the run's page
+    shows to everyone, get `plain` (bot.exceptions.public_words) where it differs."""
+    plain = plain or message
+    if plain != message:
+        log.write(f"[selfheal] {message}\n")
+    log.command(annotation("error", f"selfheal: {plain}"))
     write_outputs(env, {"status": "error", "pr-operation": "none", **(outputs or {})})
-    write_summary(env, log.redact(f"## selfheal: error\n\n{message}\n"))
+    write_summary(env, log.redact(f"## selfheal: error\n\n{plain}\n"))
     return code

@@ -29,6 +29,7 @@ from selfheal.agent.exceptions import ConfigError
 from selfheal.agent.model.llm import ProviderSettings, RoleOverride, providers_for_roles
 from selfheal.agent.model.llm.settings import DEFAULT_PRICES, parse_price_spec, parse_role_spec
 from selfheal.sandbox import Limits, Sandbox
+from selfheal.sandbox.base import Fallback
 from selfheal.sandbox.select import choose_sandbox
 
 DEFAULT_TEST_COMMAND = "python -m pytest"
@@ -468,7 +469,7 @@ def _refuse_unpriced(config: HealConfig, roles: set[str], env: Mapping[str, str]
             )
 
 
-def choose_sandbox_for(config: HealConfig) -> tuple[Sandbox, str]:
+def choose_sandbox_for(config: HealConfig) -> tuple[Sandbox, Fallback | None]:
     """The sandbox the config asks for, with its limits (and why `auto` fell back, if it did)."""
     limits = Limits(
         memory_mb=config.memory_mb,

@@ -18,7 +18,7 @@ import threading
 import time
 
 from selfheal.agent.config import HealConfig
-from selfheal.agent.events import EventSink, stage
+from selfheal.agent.events import EventSink, count, stage
 from selfheal.agent.exceptions import ConfigError, HealInterrupted, HealStopped
 from selfheal.agent.localize.spectrum import source_files
 from selfheal.agent.model.strategy import ModelSetup
@@ -47,6 +47,7 @@ from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.workspace import Origin, Workspace
 from selfheal.agent.state import HealState
 from selfheal.sandbox import Sandbox, SandboxInfo, Session
+from selfheal.sandbox.addresses import without_addresses
 from selfheal.sandbox.exceptions import LimitExceeded, SetupFailed, WorkspaceTrap
 
 
@@ -83,10 +84,13 @@ def heal(
                 )
             except SetupFailed as exc:
                 info.update(error=str(exc))
-                result = _setup_failed(config, workspace, str(exc))
+                # the trace keeps pip's words whole; the error is published, its addresses are not
+                result = _setup_failed(config, workspace, without_addresses(str(exc)))
                 result.metrics.wall_s = time.monotonic() - started
                 return result
-            info.update(isolation=session.info.isolation, python=session.python or python)
+            info.update(
+                isolation=session.info.isolation, plain=session.info.plain(), python=session.python or python
+            )
         try:
             run = HealRun(
                 config,
@@ -230,10 +234,9 @@ class HealRun:
         state, result = self.state, self.state.result
         verdict = result.verdict
         status = PARTIAL if verdict is not None and verdict.status in (HEALED, PARTIAL) else NOT_HEALED
-        tried = result.metrics.screened
-        return state.finish(
-            status, error=f"{reason}; the report holds what was tried ({tried} candidate(s) screened)"
-        )
+        # every round's screenings: the count each round's progress line ends with ("in all")
+        tried = count(result.metrics.screened, "candidate")
+        return state.finish(status, error=f"{reason}; the report holds what was tried ({tried} screened)")
 
     def chosen_targets(self, failing: list[str]) -> list[str]:
         """The failing tests the caller's targets name; the others are left alone, and said so."""

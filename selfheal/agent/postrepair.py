@@ -32,7 +32,7 @@ from selfheal.agent.repair.disagreement import BehaviourGroup, Disagreement, Mod
 from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Budget
 from selfheal.agent.report.result import HealResult, Rejection
-from selfheal.agent.rounds import MAX_VALIDATIONS_PER_ROUND, RepairRounds
+from selfheal.agent.rounds import MAX_VALIDATIONS_PER_ROUND, RepairRounds, screenings_of
 from selfheal.agent.run.screen import Screener, SubprocessScreener
 from selfheal.agent.run.testrun import CoverageMap, TestReport
 from selfheal.agent.run.workspace import WorkspaceError
@@ -312,9 +312,12 @@ class AfterRepair:
             budget = Budget(
                 strategy.setup.samples + QA_ROUND_SEARCH, min(QA_ROUND_S, state.config.max_minutes * 15)
             )
-            with stage(
-                state.events, "repair", round="qa", strategy=strategy.name, targets=len(qa_ids)
-            ) as info:
+            with (
+                stage(
+                    state.events, "repair", round="qa", strategy=strategy.name, targets=len(qa_ids)
+                ) as info,
+                screenings_of(info, result.metrics),
+            ):
                 outcome = strategy.repair(
                     context, rounds.screen_fn(screener, baseline, context, accepted, coverage), budget
                 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from selfheal.agent.events import stage
+from selfheal.agent.events import count, stage
 from selfheal.agent.exceptions import HealError, InterpreterError, TestCommandError
 from selfheal.agent.localize.codeindex import CodeBase
 from selfheal.agent.localize.excerpt import suspect_excerpt
@@ -88,9 +88,9 @@ def run_baseline(state: HealState, plan: TracePlan | None = None) -> tuple[TestR
     if limits.hung:
         names = ", ".join(sorted(limits.hung)[:10]) + (" ..." if len(limits.hung) > 10 else "")
         state.result.notes.append(
-            f"{len(limits.hung)} test(s) hung at baseline, stopped after {probe:.1f}s (a test still running "
-            f"then counts as hanging; once a case of a test function hung, its later cases after "
-            f"{sibling_probe(load):.1f}s): {names}"
+            f"{count(len(limits.hung), 'test')} hung at baseline, stopped after {probe:.1f}s (a test "
+            f"still running then counts as hanging; once a case of a test function hung, its later "
+            f"cases after {sibling_probe(load):.1f}s): {names}"
         )
     state.result.metrics.baseline_s = baseline.duration_s
     if baseline.status == NOT_FOUND:

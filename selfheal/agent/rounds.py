@@ -14,7 +14,8 @@ import math
 import re
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Protocol
 
 from selfheal.agent.events import Event, EventSink, stage
@@ -23,7 +24,7 @@ from selfheal.agent.repair.edits import Candidate, Edit, apply_edits
 from selfheal.agent.repair.mutation import Hints
 from selfheal.agent.repair.strategy import Budget, RepairContext, Screening
 from selfheal.agent.report.checkpoints import Checkpoint, config_to_dict
-from selfheal.agent.report.result import HEALED, NOT_HEALED, PARTIAL, Rejection
+from selfheal.agent.report.result import HEALED, NOT_HEALED, PARTIAL, Metrics, Rejection
 from selfheal.agent.run.freshtree import tree_changes
 from selfheal.agent.run.screen import Screener, ScreenResult
 from selfheal.agent.run.testrun import CoverageMap, TestReport
@@ -88,9 +89,12 @@ class RepairRounds:
                 state.events.emit(Event("checkpoint", time.time(), time.time(), {"iteration": round_number}))
             context = self.context(remaining, accepted, baseline, coverage, hints)
             screen = self.screen_fn(screener, baseline, context, accepted, coverage)
-            with stage(
-                state.events, "repair", round=round_number, strategy=strategy.name, targets=len(remaining)
-            ) as info:
+            with (
+                stage(
+                    state.events, "repair", round=round_number, strategy=strategy.name, targets=len(remaining)
+                ) as info,
+                screenings_of(info, result.metrics),
+            ):
                 outcome = strategy.repair(context, screen, budget)
                 info.update(
                     tried=outcome.tried,
@@ -420,3 +424,14 @@ def _emit_screen(events: EventSink, screening: Screening, count: int, outcome: S
         **({"stopped": stopped[:10], "stopped_count": len(stopped)} if stopped else {}),
         **({"error": screening.error} if screening.error else {}),
     }))  # fmt: skip
+
+
+@contextmanager
+def screenings_of(info: dict, metrics: Metrics) -> Iterator[None]:
+    """A repair step's screenings in its finished event, also when the heal stops inside it:
+    `screened` by this step, `in_all` since the heal began (the count a stopped heal reports)."""
+    first = metrics.screened
+    try:
+        yield
+    finally:
+        info.update(screened=metrics.screened - first, in_all=metrics.screened)

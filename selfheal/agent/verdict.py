@@ -57,6 +57,22 @@ SKIP_MARKERS = re.compile(
 )
 
 HEALED, PARTIAL, NOT_HEALED = "healed", "partial", "not_healed"
+# each rule above in a few words: a reader of a report should not need this docstring to know
+# what "rule 7" was
+RULE_NAMES = {
+    1: "failures pass",
+    2: "no regressions",
+    3: "source files only",
+    4: "new tests proven",
+    5: "applies cleanly",
+    6: "placed in the workspace",
+    7: "signed outcomes",
+    8: "the baseline's tests ran",
+    9: "nothing outside the patch",
+    10: "test machinery untouched",
+    11: "no startup files",
+    12: "no test-run detection",
+}
 # files the interpreter or pytest runs before any test: site hooks and package metadata
 STARTUP_FILES = re.compile(
     r"(^|/)(sitecustomize|usercustomize)\.py$|\.pth$|(^|/)[^/]+\.(dist-info|egg-info)(/|$)"

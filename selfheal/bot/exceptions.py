@@ -15,6 +15,9 @@ BotError
 
 from __future__ import annotations
 
+from selfheal.sandbox.addresses import published
+from selfheal.sandbox.exceptions import SandboxError
+
 
 class BotError(Exception):
     """Base class: selfheal itself could not do its job (exit code non-zero)."""
@@ -65,3 +68,14 @@ class ServerConfigError(BotError):
 
 class QueueError(BotError):
     pass
+
+
+def public_words(error: BaseException) -> str:
+    """What a comment or the run's page says of `error`. An infrastructure error (GitHub, git, the
+    sandbox) in its plain line, without the network addresses its own words name: those stay in
+    the job log. An error in the event or the caller's input as it is (a field path such as
+    `comment.id` is no host name), unless it wraps an infrastructure error and carries its plain
+    line."""
+    if isinstance(error, SandboxError) or (isinstance(error, BotError) and not isinstance(error, EventError)):
+        return published(error)
+    return getattr(error, "plain", "") or str(error)

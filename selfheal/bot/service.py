@@ -27,7 +27,7 @@ from selfheal.agent.report.memory import MEMORY_FILE, render_lines, worth_keepin
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger
-from selfheal.bot.exceptions import BotError, GitError, SandboxFailed, SandboxRefused
+from selfheal.bot.exceptions import BotError, GitError, SandboxFailed, SandboxRefused, public_words
 from selfheal.bot.gitdata import ApiStage
 from selfheal.bot.github import PERMISSION_RANK, GitHubClient
 from selfheal.bot.gitops import Identity, Remote
@@ -46,6 +46,7 @@ from selfheal.bot.publish import (
 )
 from selfheal.bot.signature import branch_for, failure_signature
 from selfheal.bot.spend import DailySpend, PgDailySpend
+from selfheal.sandbox.addresses import with_plain
 from selfheal.sandbox.exceptions import SandboxError, SandboxUnavailable
 from selfheal.sandbox.secrets import process_scrubber
 
@@ -146,9 +147,10 @@ class Bot:
             return self.heal(trigger, target)
         except (BotError, SelfhealError, SandboxError) as exc:
             self._react(trigger, "confused")
-            self._tell_failure(trigger, f"😕 selfheal could not finish: {exc}")
+            self._tell_failure(trigger, f"😕 selfheal could not finish: {public_words(exc)}")
             if isinstance(exc, SandboxError):  # a BotError for whoever runs the bot: a clear failure
-                raise SandboxFailed(f"the sandbox failed: {exc}") from exc
+                failed = SandboxFailed(f"the sandbox failed: {exc}")
+                raise with_plain(failed, f"the sandbox failed: {public_words(exc)}") from exc
             raise
         except KeyboardInterrupt as exc:  # the run was cancelled (SIGTERM, SIGINT): say so, then stop
             self._react(trigger, "confused")
@@ -327,7 +329,10 @@ class Bot:
             memory.append(record)
         except GitError as exc:  # the heal and its pull request stand; only the record is lost
             self._log_note(f"the heal's record was not added to {MEMORY_BRANCH}: {exc}")
-            result.notes.append(f"this heal was not remembered: {exc}")
+            # the notes are published: the git error's words (its remote's address) stay out of them
+            result.notes.append(
+                f"this heal was not remembered: the {MEMORY_BRANCH} branch could not be written"
+            )
 
     def _log_note(self, text: str) -> None:
         if self.log is not None:
@@ -362,9 +367,10 @@ class Bot:
             config = replace(config, protected=(*config.protected, *self.settings.extra_protected))
         config.extra["memory_store"] = f"branch {MEMORY_BRANCH}"
         try:
-            sandbox, note = choose_sandbox_for(config)
+            sandbox, fallback = choose_sandbox_for(config)
         except SandboxUnavailable as exc:
-            raise ConfigError(f"sandbox {config.sandbox}: {exc}") from exc
+            refused = ConfigError(f"sandbox {config.sandbox}: {exc}")
+            raise with_plain(refused, f"sandbox {config.sandbox}: {exc.plain}") from exc
         model = setup_for(
             config.llm, self.settings.model_env, token_budget=config.max_tokens,
             usd_budget=config.max_usd, parallel=config.parallel,
@@ -380,13 +386,13 @@ class Bot:
             exc.out_dir = out_dir
             raise
         except SandboxUnavailable as exc:
-            raise SandboxRefused(
-                f"selfheal did not run the repository's code: no sandbox here keeps it away from the "
-                f"token. {exc}. On GitHub's hosted runners the docker sandbox works (input sandbox: "
-                f"docker); on a self-hosted runner, give the job a Docker engine or bubblewrap."
-            ) from exc
-        if note:
-            result.notes.append(note)
+            said = (
+                "selfheal did not run the repository's code: no sandbox here keeps it away from the "
+                "token. {}. On GitHub's hosted runners the docker sandbox works (input sandbox: "
+                "docker); on a self-hosted runner, give the job a Docker engine or bubblewrap."
+            )
+            raise with_plain(SandboxRefused(said.format(exc)), said.format(exc.plain)) from exc
+        result.fell_back(fallback)
         result.notes.extend(notes)
         if self.settings.memory and self.settings.publish_with == "api":
             result.notes.append(

@@ -106,6 +106,21 @@ class SandboxInfo:
     def of(cls, backend: str, facts: Isolation) -> SandboxInfo:
         return cls(backend, facts.network, facts.describe(), facts)
 
+    def plain(self) -> str:
+        """The isolation in a few words, for a console line: "local, namespaces, no network".
+        `isolation` says it whole."""
+        parts = [self.backend]
+        facts = self.facts
+        if facts is not None and self.backend != "docker":  # a container is its own namespaces
+            if facts.namespaces:
+                parts.append("namespaces")
+            elif facts.separate_user:
+                parts.append("another user")
+        if facts is not None and not facts.contained:
+            parts.append("not contained")
+        parts.append("network reachable" if self.network else "no network")
+        return ", ".join(parts)
+
     def as_dict(self) -> dict[str, object]:
         info: dict[str, object] = {
             "backend": self.backend,
@@ -115,6 +130,19 @@ class SandboxInfo:
         if self.facts is not None:
             info["facts"] = self.facts.as_dict()
         return info
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """Why `auto` took the local sandbox. `reason` is one plain line for what is published (a
+    pull request, a job summary, a comment); `detail` is the engine's own words, which may name
+    hosts and resolver addresses, for the report only."""
+
+    reason: str  # e.g. "sandbox: local — the Docker image python:3.12-slim could not be pulled"
+    detail: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"reason": self.reason, "detail": self.detail}
 
 
 @dataclass(frozen=True)

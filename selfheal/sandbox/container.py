@@ -88,7 +88,9 @@ def docker_client(timeout: float = 60) -> Any:
         client.ping()
     except Exception as exc:  # any failure here means "no engine answers"
         where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-        raise SandboxUnavailable(f"no Docker engine answers at {where}: {exc}") from exc
+        raise SandboxUnavailable(
+            f"no Docker engine answers at {where}: {exc}", plain="no Docker engine answers"
+        ) from exc
     return client
 
 
@@ -190,12 +192,18 @@ class DockerSandbox:
         except docker.errors.ImageNotFound:
             pass
         except docker.errors.APIError as exc:
-            raise SandboxUnavailable(f"cannot inspect image {image}: {exc}") from exc
+            raise SandboxUnavailable(
+                f"cannot inspect image {image}: {exc}",
+                plain=f"the Docker image {image} could not be inspected",
+            ) from exc
         repository, _, tag = image.rpartition(":") if ":" in image.split("/")[-1] else (image, "", "")
         try:
             self.client.images.pull(repository or image, tag=tag or None)
         except docker.errors.APIError as exc:
-            raise SandboxUnavailable(f"image {image} is not here and could not be pulled: {exc}") from exc
+            raise SandboxUnavailable(
+                f"image {image} is not here and could not be pulled: {exc}",
+                plain=f"the Docker image {image} could not be pulled",
+            ) from exc
 
     def start(
         self, workspace: Path, *, expose: tuple[Path, ...] = (), python: str | None = None

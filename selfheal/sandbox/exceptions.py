@@ -19,13 +19,23 @@
 A command that fails or times out inside a sandbox is not an error: it is an `ExecResult`.
 """
 
+from __future__ import annotations
+
+from selfheal.sandbox.addresses import without_addresses
+
 
 class SandboxError(Exception):
     pass
 
 
 class SandboxUnavailable(SandboxError):
-    pass
+    """`plain`: the same in one line for what is published (a pull request, a job summary, a
+    comment), without the engine's own words, which name hosts and resolver addresses and stay
+    in the report. By default the message without its network addresses."""
+
+    def __init__(self, message: str, *, plain: str = "") -> None:
+        super().__init__(message)
+        self.plain = plain or without_addresses(message)
 
 
 class SetupFailed(SandboxError):

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import EXAMPLES, git
+from tests.conftest import EXAMPLES, ROOT, git
 from tests.fakes.github_server import FakeGitHub
 
 REPO = "acme/widgets"
@@ -110,6 +110,9 @@ def runner_env(
     """What the runner gives a container action: GITHUB_* variables and INPUT_<NAME> with dashes kept."""
     env = {
         "PATH": os.environ["PATH"],
+        # the selfheal of this checkout, also where the installed package is another checkout's
+        # (a git worktree beside the one the environment was installed from)
+        "PYTHONPATH": str(ROOT),
         "HOME": str(temp),
         "LANG": "C.UTF-8",
         "CI": "true",

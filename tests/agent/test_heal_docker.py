@@ -111,8 +111,8 @@ def test_cli_auto_uses_docker_when_it_can_and_says_why_when_not(make_repo, capsy
     )
     report = json.loads((tmp_path / "fallback" / "report.json").read_text())
     assert report["sandbox"]["backend"] == "local"
-    assert any(
-        n.startswith("local sandbox: a Docker engine answers, but image selfheal-no-such-image:0 is not here")
-        for n in report["notes"]
+    assert "sandbox: local — the Docker image selfheal-no-such-image:0 could not be pulled" in report["notes"]
+    assert report["sandbox"]["fallback"]["detail"].startswith(
+        "local sandbox: a Docker engine answers, but image selfheal-no-such-image:0 is not here"
     )
     capsys.readouterr()

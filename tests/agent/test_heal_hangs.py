@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from selfheal.agent.config import build_config
-from selfheal.agent.events import Trace
+from selfheal.agent.events import Trace, describe_finished
 from selfheal.agent.loop import heal
 from selfheal.sandbox import LocalSandbox
 
@@ -77,7 +77,12 @@ def test_a_hanging_test_is_named_at_baseline_and_the_loop_healed(make_repo):
     assert baseline.data["hung"] == [hung]
     assert baseline.data["test_limit_s"] < 60  # the hang probe, not the user's per-test limit (60 s)
     assert "per-test timeout" in result.baseline.outcomes[hung].message
-    assert any(note.startswith("1 test(s) hung at baseline") and hung in note for note in result.notes)
+    assert any(note.startswith("1 test hung at baseline") and hung in note for note in result.notes)
+    # and by name on the console, not only in report.json
+    took, limit = baseline.end - baseline.start, baseline.data["test_limit_s"]
+    assert describe_finished(baseline) == (
+        f"baseline: 1 failing, 2 passing ({took:.1f}s); 1 test hung and was stopped after {limit:g}s: {hung}"
+    )
     assert result.status == "healed", result.error
     assert result.verdict is not None and result.verdict.healed == (hung,)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import selfheal.agent.verdict
 from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
 from selfheal.agent.loop import HealRun
@@ -18,7 +20,14 @@ from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.run.junit import TestOutcome
 from selfheal.agent.run.testrun import TestReport
 from selfheal.agent.run.workspace import Origin, Workspace
-from selfheal.agent.verdict import NewTestEvidence, Verdict, added_skips, judge, protected_changes
+from selfheal.agent.verdict import (
+    RULE_NAMES,
+    NewTestEvidence,
+    Verdict,
+    added_skips,
+    judge,
+    protected_changes,
+)
 from selfheal.sandbox import LocalSandbox
 
 CALC = {
@@ -268,3 +277,11 @@ def test_added_skips_reads_only_added_lines():
         "+    return 1\n+@unittest.skip('no')\n+    raise unittest.SkipTest('x')\n"
     )
     assert added_skips(patch) == ["@unittest.skip('no')", "raise unittest.SkipTest('x')"]
+
+
+def test_every_rule_of_the_verdict_has_a_name():
+    documented = [int(n) for n in re.findall(r"^(\d+)\. ", selfheal.agent.verdict.__doc__, re.M)]
+    assert documented == list(range(1, 13))
+    assert list(RULE_NAMES) == documented
+    assert RULE_NAMES[7] == "signed outcomes"
+    assert all(name and len(name) <= 26 for name in RULE_NAMES.values())  # a table cell, not a sentence

@@ -114,6 +114,21 @@ def test_markdown_lists_the_overfitting_task_and_the_rates():
     assert "| c | y | timeout | no | - | no |" in text
 
 
+def test_the_rates_say_when_a_heal_healed_not_that_repairs_failed():
+    document = build_document(RUNS, Summary.of(RUNS), settings=SETTINGS, subset="smoke", wall_s=1.0)
+    text = markdown(document)
+    assert text.splitlines()[2] == (
+        "healed in round 1 **67%** · healed in a later round **0%** · self reported **67%** · "
+        "reference validated **33%** · median wall 1.0s · 0.0 candidates/s"
+    )
+    assert (
+        "| category | tasks | healed in round 1 | healed in a later round | self-reported | "
+        "reference-validated | avg iter | median wall s | cand/s | tokens/heal |"
+    ) in text
+    assert "| **overall** | 3 | 2/3 (67%) | 0/3 (0%) | 2/3 (67%) | 1/3 (33%) |" in text
+    assert "first pass" not in text and "after repair" not in text
+
+
 def test_the_document_carries_the_fix_quality_and_each_task_s_comparison():
     document = build_document(RUNS, Summary.of(RUNS), settings=SETTINGS, subset=None, wall_s=1.0)
     validate(document)

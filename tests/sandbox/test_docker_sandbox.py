@@ -710,8 +710,8 @@ def test_auto_is_decided_before_the_repository_is_read(tmp_path: Path, default_i
     (asks / ".python-version").write_text("3.99\n")
     limits = Limits(memory_mb=512, max_processes=64, cpus=1.0)
 
-    sandbox, note = choose_sandbox("auto", plain, limits=limits, default_image=default_image)
-    assert isinstance(sandbox, DockerSandbox) and note == ""
+    sandbox, fallback = choose_sandbox("auto", plain, limits=limits, default_image=default_image)
+    assert isinstance(sandbox, DockerSandbox) and fallback is None
     assert sandbox.image_for(plain) == default_image
     with pytest.raises(SandboxUnavailable) as refused:
         choose_sandbox("auto", asks, limits=limits, default_image=default_image)
@@ -721,11 +721,15 @@ def test_auto_is_decided_before_the_repository_is_read(tmp_path: Path, default_i
     assert "The sandbox stays docker, as chosen" in said
 
     # the operator's image: what the repository asks for does not enter the choice
-    sandbox, note = choose_sandbox("auto", asks, limits=limits, image=IMAGE)
-    assert isinstance(sandbox, DockerSandbox) and note == "" and sandbox.image_for(asks) == IMAGE
+    sandbox, fallback = choose_sandbox("auto", asks, limits=limits, image=IMAGE)
+    assert isinstance(sandbox, DockerSandbox) and fallback is None and sandbox.image_for(asks) == IMAGE
     # and where the default image cannot be had, `auto` is local for every repository alike
     missing = f"selfheal-test-absent:{uuid.uuid4().hex[:8]}"
-    notes = {choose_sandbox("auto", repo, limits=limits, default_image=missing)[1] for repo in (plain, asks)}
-    assert len(notes) == 1 and next(iter(notes)).startswith(
-        "local sandbox: a Docker engine answers, but image"
-    )
+    fallbacks = {
+        choose_sandbox("auto", repo, limits=limits, default_image=missing)[1] for repo in (plain, asks)
+    }
+    assert len(fallbacks) == 1
+    fallback = next(iter(fallbacks))
+    assert fallback is not None
+    assert fallback.reason == f"sandbox: local — the Docker image {missing} could not be pulled"
+    assert fallback.detail.startswith("local sandbox: a Docker engine answers, but image")

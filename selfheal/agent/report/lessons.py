@@ -6,6 +6,7 @@ nearly worked. Generic advice is not a lesson.
 
 from __future__ import annotations
 
+from selfheal.agent.events import count
 from selfheal.agent.repair.edits import Candidate
 from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 
@@ -117,7 +118,7 @@ def _failure_lessons(result: HealResult) -> list[str]:
         top = sorted(result.families_tried.items(), key=lambda kv: -kv[1])[:4]
         lines = result.localization.lines if result.localization else ()
         around = f" around {lines[0].file}:{lines[0].line}" if lines else ""
-        families = ", ".join(f"{family} ({count})" for family, count in top)
+        families = ", ".join(f"{family} ({times})" for family, times in top)
         lessons.append(f"Mutation families tried{around}: {families}.")
     return lessons
 
@@ -167,7 +168,7 @@ def _ruled_out_lesson(result: HealResult) -> list[str]:
         )
         examples.append(f"{screening.candidate.description} ({reason})")
     suffix = f"; {len(broke)} of them broke passing tests" if broke else ""
-    return [f"Ruled out {len(failures)} candidate(s){suffix}, e.g. " + "; ".join(examples) + "."]
+    return [f"Ruled out {count(len(failures), 'candidate')}{suffix}, e.g. " + "; ".join(examples) + "."]
 
 
 def _alternatives_lesson(result: HealResult) -> list[str]:
@@ -183,7 +184,7 @@ def _alternatives_lesson(result: HealResult) -> list[str]:
     if result.status == HEALED and result.alternatives:
         other = result.alternatives[0]
         lessons.append(
-            f"{len(result.alternatives)} other plausible edit(s) also passed screening (e.g. "
+            f"{count(len(result.alternatives), 'other plausible edit')} also passed screening (e.g. "
             f"{other.description}); the smallest edit was kept and a full run confirmed it."
         )
     return lessons

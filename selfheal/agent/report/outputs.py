@@ -96,14 +96,20 @@ def _write_files(result: HealResult, trace: Trace, out_dir: Path, report: dict, 
     elif conversation.is_file() and not conversation.is_symlink():
         conversation.unlink()  # an earlier run's, in this folder: not this heal's conversation
     for path, text in result.test_files.items():
-        # at the path it would have in the repository, under tests/ of the output folder
-        target = out_dir / "tests" / scrub(f"{result.project_dir}/{path}" if result.project_dir else path)
+        target = new_test_file(out_dir, result, path, scrub)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(scrub(text), encoding="utf-8")
     # the checkpoints were written during the heal (scrubbed then, by whichever scrubber the loop
     # had); once more with this one. Only selfheal's own files: --out may name a folder with others.
     if (out_dir / FOLDER).is_dir():
         scrub_folder(out_dir / FOLDER, scrub)
+
+
+def new_test_file(out_dir: Path, result: HealResult, path: str, scrub: Scrubber | None = None) -> Path:
+    """Where the output folder holds the new test file `path` (project-relative): under its
+    tests/, at the path the file would have in the repository."""
+    scrub = scrub or process_scrubber()
+    return out_dir / "tests" / scrub(f"{result.project_dir}/{path}" if result.project_dir else path)
 
 
 def scrub_folder(root: Path, scrub: Scrubber) -> list[Path]:

@@ -146,7 +146,10 @@ def build_report(result: HealResult) -> dict[str, Any]:
         "test_command": result.test_command,
         "python": result.python,
         "provider": result.provider,
-        "sandbox": result.sandbox.as_dict(),
+        "sandbox": {
+            **result.sandbox.as_dict(),
+            **({"fallback": result.sandbox_fallback.as_dict()} if result.sandbox_fallback else {}),
+        },
         "failures_before": result.failures_before,
         "failures_after": result.failures_after,
         "regressions": result.regressions,

@@ -15,6 +15,7 @@ from selfheal.agent.repair.strategy import Screening
 from selfheal.agent.run.testrun import TestReport
 from selfheal.agent.verdict import Verdict
 from selfheal.sandbox import SandboxInfo
+from selfheal.sandbox.base import Fallback
 
 HEALED, PARTIAL, NOT_HEALED, NOTHING_TO_HEAL, ERROR = (
     "healed",
@@ -84,6 +85,7 @@ class HealResult:
     alternatives: list[Candidate] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    sandbox_fallback: Fallback | None = None  # why `auto` took the local sandbox, if it did
     stopped_because: str = ""
     model_diagnosis: Diagnosis | None = None  # the ReAct debugger's conclusion, when a model ran
     tests: TestGeneration = field(default_factory=TestGeneration)  # generated tests and their proof
@@ -103,6 +105,13 @@ class HealResult:
     # Candidate.key -> whether its edit says what the code's documentation says (agent/preference.py),
     # for each candidate a round chose among plausible ones: what the confidence reads of the fixes
     documented: dict[tuple, bool] = field(default_factory=dict)
+
+    def fell_back(self, fallback: Fallback | None) -> None:
+        """`auto` took the local sandbox: its plain reason joins the notes everyone reads, the
+        engine's own words only the report."""
+        if fallback is not None:
+            self.sandbox_fallback = fallback
+            self.notes.append(fallback.reason)
 
     @property
     def targets(self) -> tuple[Target, ...]:

@@ -36,9 +36,15 @@ class HealClock:
         if self.stop is not None and self.stop.is_set():
             raise HealStopped(f"the heal was asked to stop during {during}")
         if self.left() < MIN_RUN_S:
-            raise HealStopped(f"the heal's budget of {self.budget_s / 60:g} minutes ran out during {during}")
+            raise HealStopped(f"the heal's budget of {minutes(self.budget_s)} ran out during {during}")
 
     def bound(self, timeout: float, during: str) -> float:
         """`timeout`, or the time left when that is shorter; stops the heal when none is left."""
         self.check(during)
         return min(timeout, self.left())
+
+
+def minutes(seconds: float) -> str:
+    """A budget as --max-minutes gave it: "1 minute", "0.5 minutes", "10 minutes"."""
+    value = seconds / 60
+    return f"{value:g} minute" + ("" if value == 1 else "s")

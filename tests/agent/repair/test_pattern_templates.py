@@ -293,7 +293,7 @@ def test_every_pattern_family_is_ranked_by_a_prior_and_compiles():
     assert max(PRIORS[f] for f in new) < PRIORS["arithmetic-operator"]
 
 
-MIRROR_AND_CLASS = textwrap.dedent('''
+MIRROR_AND_CLASS = textwrap.dedent("""
     class Sessions:
         def __init__(self, clock):
             self._clock = clock
@@ -324,7 +324,7 @@ MIRROR_AND_CLASS = textwrap.dedent('''
             if a != b:
                 graph[a].add(b)
         return graph
-''').lstrip()
+""").lstrip()
 
 
 def _inserts(source: str, text: str) -> list[str]:

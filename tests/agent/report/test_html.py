@@ -21,7 +21,18 @@ from selfheal.agent.localize.excerpt import suspect_excerpt
 from selfheal.agent.loop import heal
 from selfheal.agent.model.llm import Reply, ScriptedModel, ToolCall, Usage
 from selfheal.agent.model.strategy import ModelSetup
-from selfheal.agent.report.html import CONVERSATION_FILE, HTML_FILE, RunFiles, render_html
+from selfheal.agent.report.html import (
+    BAR_BOX,
+    CONVERSATION_FILE,
+    DIGIT_W,
+    HTML_FILE,
+    RunFiles,
+    bar_geometry,
+    changed_lines,
+    inline_markdown,
+    render_html,
+    sandbox_line,
+)
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.cli import main
 from selfheal.sandbox import LocalSandbox
@@ -122,8 +133,39 @@ def test_the_search_heal_report_is_self_contained_and_shows_what_happened(search
     assert "The model's part" not in html  # no model ran
     # one suspect line: the strip and the source show it among its neighbours (the file has two)
     assert re.findall(r"<title>pkg/age.py:(\d+)", html) == ["1", "2"]
-    assert '<span class="ln">1</span><span class="score"></span>def is_adult(age):</div>' in html
-    assert '<span class="ln">2</span><span class="score">0.495</span>    return age &gt; 18' in html
+    unscored = '<span class="mark"></span><span class="ln">1</span><span class="score"></span>'
+    assert unscored + "def is_adult(age):</div>" in html
+    # the suspect line is the line the fix changed: marked in the strip and in the source
+    assert "<title>pkg/age.py:2 is_adult, 0.49 (changed by the fix)</title>" in html
+    assert html.count('<rect class="fixed" ') == 1
+    assert (
+        '<div class="changed" title="changed by the fix" '
+        'style="background: #ffbdb8; border-left: 6px solid #ff2314">'
+        '<span class="mark"><span>fix</span></span><span class="ln">2</span><span class="score">0.49</span>'
+        "    return age &gt; 18</div>"
+    ) in html
+    # the verdict first: the confidence report.json states, and whether it is ready for review
+    report = json.loads((search_run / "report.json").read_text(encoding="utf-8"))
+    confidence = report["confidence"]
+    assert confidence["ready"] is True
+    assert f'<strong>Confidence {confidence["probability"]:.2f}</strong> · <span class="ready">ready' in html
+    assert (
+        html.index('class="verdict sure"') < html.index(">Root cause</h2>") < html.index(">The change</h2>")
+    )
+    assert html.index(">The change</h2>") < html.index(">Where it looked</h2>")
+    # the root cause's Markdown rendered: no backtick left
+    assert (
+        '<p class="root-cause">In <code>is_adult</code> (pkg/age.py:2) a comparison used the wrong operator, '
+        "so a boundary case fell on the wrong side; the fix: <code>&gt;</code> -&gt; <code>&gt;=</code> in "
+        "<code>age &gt; 18</code>.</p>"
+    ) in html
+    assert "`" not in html.split('<ul class="lessons">')[1].split("</ul>")[0]
+    # the rules by number and name; the sandbox in one line, its statement folded
+    assert '<td data-label="rule">1 · failures pass</td>' in html
+    assert '<td data-label="rule">5 · applies cleanly</td>' in html
+    assert re.search(r'<details class="sandbox"><summary>sandbox: local · [^<]* · no network</summary>', html)
+    assert "RLIMIT_NPROC" in html.split('<details class="sandbox">')[1].split("</details>")[0]
+    assert "RLIMIT_NPROC" not in html.split('<details class="sandbox">')[0]
     # no test shipped, and the page says what the test writers did
     assert "No new test was shipped.</p>" in html
     assert re.search(r"<li>edge cases for is_adult: \d+ inputs probed, 0 test\(s\) written", html)
@@ -203,8 +245,8 @@ def test_the_model_heal_report_shows_the_conversation_in_headless_chromium(tmp_p
         assert "***" in text
     assert_self_contained(html)
     assert "The model's part" in html
-    assert "<summary>debugger — 2300 in / 180 out, $0.0 · 2 call(s)</summary>" in html
-    assert "<summary>generator — 1100 in / 70 out, $0.0 · 1 call(s)</summary>" in html
+    assert "<summary>debugger — 2300 in / 180 out, $0.0000 · 2 call(s)</summary>" in html
+    assert "<summary>generator — 1100 in / 70 out, $0.0000 · 1 call(s)</summary>" in html
     assert '<details class="role"><summary>debugger' in html  # collapsed until opened
     assert "Let me run merge on touching intervals." in html  # the debugger's words
     assert "Interval(start=1, end=3), Interval(start=3, end=5)" in html  # what its tool showed it
@@ -262,7 +304,107 @@ def test_report_html_draws_one_suspect_line_among_its_neighbours():
     html = render_html(RunFiles(report, [{"node": "localize", "start": 1.0, "end": 1.1, "excerpt": excerpt}]))
     assert 'a.py</code> <span class="muted">lines 12\u201318' in html
     assert re.findall(r"<title>a\.py:(\d+)", html) == [str(n) for n in range(12, 19)]
-    assert '<span class="ln">15</span><span class="score">0.9</span>line_15 = 15' in html
     assert (
-        '<span class="ln">12</span><span class="score"></span>line_12 = 12</div>'
-    )  # unscored: the column stays in html
+        '<span class="mark"></span><span class="ln">15</span><span class="score">0.90</span>line_15 = 15'
+        in html
+    )
+    # unscored: the column stays
+    assert (
+        '<span class="mark"></span><span class="ln">12</span><span class="score"></span>line_12 = 12</div>'
+        in html
+    )
+
+
+def test_a_count_label_never_reaches_past_the_chart():
+    # the longest bar leaves room for its own label: 180 - (4 + 2 digits of 7 + 1) = 161
+    assert bar_geometry(13, 13) == {"bar": 161.0, "label_x": 165.0}
+    assert bar_geometry(1, 13) == {"bar": 12.4, "label_x": 16.4}
+    for most in (1, 9, 10, 13, 99, 100, 999, 1000, 12345, 100_000):
+        for count in sorted({1, max(most // 2, 1), most - 1 or 1, most}):
+            geometry = bar_geometry(count, most)
+            assert geometry["label_x"] + DIGIT_W * len(str(count)) <= BAR_BOX, (count, most)
+
+
+def test_inline_markdown_renders_code_and_bold_and_escapes_everything_else():
+    assert inline_markdown("swap operands: `old - new` -> `new - old`.") == (
+        "swap operands: <code>old - new</code> -&gt; <code>new - old</code>."
+    )
+    assert inline_markdown("**Diagnosis:** `<b>` stays text") == (
+        "<strong>Diagnosis:</strong> <code>&lt;b&gt;</code> stays text"
+    )
+    # a report's text never becomes markup, inside bold or code or outside both
+    assert inline_markdown('<script>alert(1)</script> **<img src=x onerror="y">** `</code><i>`') == (
+        "&lt;script&gt;alert(1)&lt;/script&gt; <strong>&lt;img src=x onerror=&#34;y&#34;&gt;</strong> "
+        "<code>&lt;/code&gt;&lt;i&gt;</code>"
+    )
+    assert inline_markdown("`**not bold**` and ``a `tick` inside``") == (
+        "<code>**not bold**</code> and <code>a `tick` inside</code>"
+    )
+    assert inline_markdown("an unclosed ` tick, 2 ** 3 ** 2") == "an unclosed ` tick, 2 ** 3 ** 2"
+    assert inline_markdown(None) == ""
+
+
+def test_the_lines_a_patch_changes_in_the_code_before_it():
+    patch = (
+        "diff --git a/app/pkg/m.py b/app/pkg/m.py\n--- a/app/pkg/m.py\n+++ b/app/pkg/m.py\n"
+        "@@ -10,4 +10,4 @@ def f():\n     a = 1\n-    return a > 2\n+    return a >= 2\n     # end\n"
+        "@@ -30,2 +30,4 @@ def g():\n     x = 1\n+    if not x:\n+        return 0\n     return 1 / x\n"
+        "diff --git a/app/pkg/new.py b/app/pkg/new.py\n--- /dev/null\n+++ b/app/pkg/new.py\n"
+        "@@ -0,0 +1 @@\n+NEW = 1\n"
+    )
+    assert changed_lines(patch, "app/") == {
+        "pkg/m.py": {11: "changed by the fix", 30: "the fix adds lines after it"}
+    }
+    # a removed line that reads like a header is a removed line
+    assert changed_lines("--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,1 @@\n--- x\n y\n") == {
+        "m.py": {1: "changed by the fix"}
+    }
+
+
+def test_the_sandbox_in_one_line():
+    facts = {
+        "uid": 51102, "separate_user": True, "capabilities": [], "namespaces": ["mount", "pid", "net"],
+        "network": False, "contained": True,
+    }  # fmt: skip
+    local = {"backend": "local", "network": False, "isolation": "uid 51102; ...", "facts": facts}
+    assert sandbox_line(local) == "sandbox: local · another user · namespaces mount, pid, net · no network"
+    assert sandbox_line({"backend": "docker", "network": False, "isolation": "a container"}) == (
+        "sandbox: docker · no network"
+    )
+    exposed = {**facts, "separate_user": False, "capabilities": ["CAP_SYS_ADMIN"], "namespaces": [],
+               "contained": False}  # fmt: skip
+    assert sandbox_line({"backend": "local", "network": True, "facts": exposed}) == (
+        "sandbox: local · capabilities CAP_SYS_ADMIN · no namespaces · network · not contained"
+    )
+
+
+def test_a_shaky_fix_reads_as_a_draft_with_its_reasons():
+    """A report shaped like report.json, of a heal whose tests allow two fixes: the page says it is
+    a draft, why, what the fixes are, and names the rule that failed."""
+    report = {
+        "status": "healed", "repo": "r", "provider": "none", "project_dir": "",
+        "sandbox": {"backend": "local", "network": False, "isolation": "uid 1; namespaces: none"},
+        "confidence": {"probability": 0.412, "ready": False, "threshold": 0.73, "measured_on": "m",
+                       "reasons": ["the tests allow more than one fix: 2 groups of plausible patches "
+                                   "behave differently on generated inputs"]},
+        "disagreement": {"open": True, "plausible": 3, "probes": 12, "groups": [
+            {"members": ["m.py:2: `>` -> `>=`"], "shipped": True, "refuted_by": None},
+            {"members": ["m.py:2: constant 18 -> 17"], "shipped": False, "refuted_by": None}]},
+        "overfit_risks": [{"function": "is_adult", "kind": "special_case", "detail": "compares with `18`"}],
+        "verdict": {"status": "healed", "rules": [{"rule": 7, "holds": False, "detail": "d"}]},
+        "localization": [{"file": "m.py", "line": 2, "function": "is_adult", "score": 0.3742}],
+        "targets": [{"file": "m.py", "line": 2, "function": "is_adult", "suspiciousness": 0.3742}],
+    }  # fmt: skip
+    html = render_html(RunFiles(report))
+    assert '<header class="verdict unsure">' in html
+    assert (
+        '<strong>Confidence 0.41</strong> · <span class="draft">not ready for review: a draft</span>' in html
+    )
+    assert "<p>Why not ready:</p>" in html
+    assert "<h3>⚠ The tests allow more than one fix</h3>" in html
+    assert "<li>fix 1 (shipped): m.py:2: <code>&gt;</code> -&gt; <code>&gt;=</code></li>" in html
+    assert "<li>fix 2: m.py:2: constant 18 -&gt; 17</li>" in html
+    assert "<li><code>is_adult</code> (special case): compares with <code>18</code></li>" in html
+    assert '<td data-label="rule">7 · signed outcomes</td><td data-label="holds" class="no">no</td>' in html
+    assert '<span class="score">0.37</span>' not in html  # no excerpt: the strip alone
+    assert "<title>m.py:2 is_adult, 0.37</title>" in html
