@@ -7,8 +7,13 @@ job log."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
+import pytest
+
+from selfheal.sandbox.container import docker_client
+from selfheal.sandbox.exceptions import SandboxUnavailable
 from tests.action.conftest import REPO, ActionRun, World
 from tests.bot import payloads
 from tests.conftest import report_errors
@@ -117,3 +122,33 @@ def test_docker_asked_for_and_not_pulled_fails_in_plain_words(
     assert_no_engine_words(published_texts(world, run))
     # the job log keeps the engine's words for whoever debugs the runner
     assert "lookup registry-1.docker.io on 10.255.255.53:53: no such host" in run.stderr
+
+
+def _real_engine() -> tuple[str, str]:
+    """The real Docker engine's address where one answers (`.ci/run` starts dockerd), else why not."""
+    try:
+        docker_client(timeout=10)
+    except SandboxUnavailable as exc:
+        return "", f"no Docker engine: {exc}"
+    return os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock"), ""
+
+
+def test_a_real_engine_that_cannot_pull_is_one_plain_line_in_the_pull_request(world: World) -> None:
+    docker_host, reason = _real_engine()
+    if not docker_host:
+        pytest.skip(reason)
+    # no registry answers here, and none holds this image anywhere: dockerd's own pull fails
+    run = heal_on_pull_request(
+        world, docker_host, sandbox="auto", **{"sandbox-image": "selfheal-no-such-image:0"}
+    )
+
+    assert run.returncode == 0, run.stderr
+    assert run.outputs["status"] == "healed" and run.outputs["pr-operation"] == "created"
+    [pull] = [p for p in world.repo_state()["pulls"] if p["head"]["ref"] == run.outputs["branch"]]
+    line = "- sandbox: local — the Docker image selfheal-no-such-image:0 could not be pulled\n"
+    assert line in pull["body"]
+    assert line in run.summary
+    assert_no_engine_words(published_texts(world, run))
+    report = json.loads((run.report_dir / "report.json").read_text(encoding="utf-8"))
+    assert report["sandbox"]["backend"] == "local"
+    assert report["sandbox"]["fallback"]["detail"]  # dockerd's own words stay in the report
