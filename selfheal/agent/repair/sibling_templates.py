@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from selfheal.agent.repair.edits import Edit, SourceFile
 from selfheal.agent.repair.mutation import FunctionFacts, ModuleFacts, Mutation, header_nodes, short
 from selfheal.agent.repair.scope import NON_NUMERIC_KINDS, Scope
+from selfheal.agent.repair.statement_operators import line_span, owns_its_lines
 
 MAX_INSERTS = 8  # per suspicious statement
 MAX_DONORS = 4  # the nearest sibling statements used as models
@@ -42,12 +43,10 @@ def sibling_statements(
     of `self` the class's other methods make, where every name they read is in scope here."""
     if not isinstance(facts.function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return
+    if not owns_its_lines(src, statement):
+        return
     indent = src.indent_of(statement.lineno)
-    if src.line_text(statement.lineno)[len(indent) :] != src.segment(statement).splitlines()[0]:
-        return  # shares its line with other code: a whole-line insertion would split it
-    start = src.line_starts[statement.lineno - 1]
-    last = statement.end_lineno or statement.lineno
-    end = src.line_starts[last] if last < len(src.line_starts) else len(src.data)
+    start, end = line_span(src, statement)
     # nothing runs after a return, a raise or a jump
     places = [(start, "before", 0.9)]
     if not isinstance(statement, (ast.Return, ast.Raise, ast.Continue, ast.Break)):

@@ -37,7 +37,14 @@ def _block_of(statement: ast.stmt, parents) -> tuple[ast.AST | None, list[ast.st
     return parent, [], ""
 
 
-def _line_span(src: SourceFile, statement: ast.stmt) -> tuple[int, int]:
+def owns_its_lines(src: SourceFile, statement: ast.stmt) -> bool:
+    """Does the statement start its line alone (not `if x: y`)? Whole-line edits would break it."""
+    indent = src.indent_of(statement.lineno)
+    return src.line_text(statement.lineno)[len(indent) :] == src.segment(statement).splitlines()[0]
+
+
+def line_span(src: SourceFile, statement: ast.stmt) -> tuple[int, int]:
+    """Byte span of the statement's whole lines, their line ends included."""
     start = src.line_starts[statement.lineno - 1]
     last = statement.end_lineno
     end = src.line_starts[last] if last < len(src.line_starts) else len(src.data)
@@ -56,9 +63,9 @@ def _reindent(text: str, old: str, new: str) -> str:
 def statement_level(src, statement, parents, facts: FunctionFacts, module, hints) -> Iterator[Mutation]:
     path = src.path
     indent = src.indent_of(statement.lineno)
-    if src.line_text(statement.lineno)[len(indent) :] != src.segment(statement).splitlines()[0]:
-        return  # shares its line with other code (`if x: y`); whole-line edits would break it
-    start, end = _line_span(src, statement)
+    if not owns_its_lines(src, statement):
+        return
+    start, end = line_span(src, statement)
     parent, block, _ = _block_of(statement, parents)
     unit = indent_unit(src)
     inside_function = facts.function is not None and isinstance(
@@ -146,7 +153,7 @@ def statement_level(src, statement, parents, facts: FunctionFacts, module, hints
         if position + 1 < len(block):
             following = block[position + 1]
             if isinstance(following, SIMPLE_STATEMENTS) and isinstance(statement, SIMPLE_STATEMENTS):
-                f_start, f_end = _line_span(src, following)
+                f_start, f_end = line_span(src, following)
                 if f_start == end:
                     text = src.data[f_start:f_end].decode("utf-8") + src.data[start:end].decode("utf-8")
                     yield Mutation(

@@ -92,10 +92,10 @@ SOURCE = textwrap.dedent("""
 """).lstrip()
 
 
-def _setup(text: str):
-    src = SourceFile("m.py", SOURCE)
+def _setup(text: str, source: str = SOURCE):
+    src = SourceFile("m.py", source)
     parents = parent_map(src.tree)
-    line = next(i for i, ln in enumerate(SOURCE.splitlines(), 1) if text in ln)
+    line = next(i for i, ln in enumerate(source.splitlines(), 1) if text in ln)
     statement = statement_at(src, line, parents)
     facts = FunctionFacts(src, enclosing_function(statement, parents))
     module = ModuleFacts(src)
@@ -328,13 +328,7 @@ MIRROR_AND_CLASS = textwrap.dedent("""
 
 
 def _inserts(source: str, text: str) -> list[str]:
-    src = SourceFile("m.py", source)
-    parents = parent_map(src.tree)
-    line = next(i for i, ln in enumerate(source.splitlines(), 1) if text in ln)
-    statement = statement_at(src, line, parents)
-    facts = FunctionFacts(src, enclosing_function(statement, parents))
-    module = ModuleFacts(src)
-    scope = scope_at(src, statement, parents, facts, module)
+    src, statement, parents, facts, _module, scope = _setup(text, source)
     return [m.description for m in sibling_statements(src, statement, parents, facts, scope)]
 
 
