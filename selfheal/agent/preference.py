@@ -8,18 +8,28 @@ do. Within each strategy's candidates (the strategy's order breaks ties):
 1. A candidate without overfit risks (agent/repair/overfit.py) comes before one with them: the
    behaviour measure below would favour a patch that special-cases the tested input, since it
    changes nothing else.
-2. A candidate that changes the computation comes before one that only bypasses the failing path
+2. Where every failing test raised in the project's code, a candidate that changes only what
+   raised comes before one that also changes values the code returned (both on generated inputs):
+   the crash is the bug the tests show, and the values the code already returned are the
+   behaviour they leave standing. A guard at the crash site that skips the missing e-mail
+   (`if contact.email is None: continue`) comes before iterating over `contacts[:-1]`, which
+   passes the same tests by dropping the last contact of every list.
+3. A candidate that changes the computation comes before one that only bypasses the failing path
    (agent/repair/bypass.py): a new early return, continue or guard skips the code a failing test
    checks, which hides the bug as often as it fixes it.
-3. A candidate whose edit says what the code's own documentation says comes before one that does
+4. A candidate whose edit says what the code's own documentation says comes before one that does
    not (agent/repair/documented.py: `ROUND_DOWN` -> `ROUND_HALF_UP` in a module documented as
    rounding "half up"): the docstring states the author's intent, where the tests only sample it.
-4. The one that changes the least behaviour on generated inputs comes first (DESIGN, "among
+5. The one that changes the least behaviour on generated inputs comes first (DESIGN, "among
    plausible patches prefer ... the one that changes the least behaviour on generated inputs
    outside the failing ones"): the edge-case generator's inputs run on the base and on each
    candidate (agent/probing.py, each version run once per heal), and a candidate is charged one per input
    whose outcome it changes, compared by powers of two (`Preference.scale`). Measured only when
    a strategy has several candidates to order.
+6. A candidate that corrects a value where it is assigned comes before one that corrects it where
+   a later statement of the same function reads it (agent/repair/origin.py): clamping
+   `self.level = min(self.level + steps, self.ceiling)` keeps the object within its bound for
+   every reader, clamping `return min(self.level, self.ceiling)` only for this one.
 """
 
 from __future__ import annotations
@@ -30,9 +40,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from selfheal.agent.events import Event
+from selfheal.agent.newtests.edgecases.runner import EXAMPLE, OPAQUE, VALUE
 from selfheal.agent.repair.bypass import bypassed_functions, changed_functions
 from selfheal.agent.repair.documented import documented
 from selfheal.agent.repair.edits import Candidate, apply_edits
+from selfheal.agent.repair.origin import reads_what_is_assigned
 from selfheal.agent.repair.overfit import overfit_risks
 from selfheal.agent.repair.strategy import Screening
 from selfheal.agent.state import HealState
@@ -46,10 +58,17 @@ class Preference:
     bypass: tuple[str, ...] = ()  # the functions the candidate only bypasses (empty: none)
     behaviour: int | None = None  # generated inputs whose outcome it changes; None: not measured
     documented: bool = False  # its edit puts in words the surrounding documentation uses
+    # every failing test raised in the project and the candidate, measured, changed no value the
+    # code returned on generated inputs: it changes only what crashed
+    only_what_raised: bool = False
+    downstream: bool = False  # another plausible candidate corrects the value it reads where it is set
 
     @property
-    def key(self) -> tuple[bool, bool, bool, float]:
-        return self.overfit, bool(self.bypass), not self.documented, self.scale
+    def key(self) -> tuple[bool, bool, bool, bool, float, bool]:
+        return (
+            self.overfit, not self.only_what_raised, bool(self.bypass), not self.documented, self.scale,
+            self.downstream,
+        )  # fmt: skip
 
     @property
     def scale(self) -> float:
@@ -72,6 +91,7 @@ def order_plausible(
         id(s): documented(candidate_sources(state, s.candidate, accepted), s.candidate.edits)
         for s in plausible
     }
+    crashed = _all_raised(state, tests)
     strategies = list(dict.fromkeys(s.candidate.strategy for s in plausible))
     preferences: dict[int, Preference] = {}
     ordered: list[Screening] = []
@@ -80,7 +100,12 @@ def order_plausible(
         measured = _behaviour(state, group[:MAX_PROBED], texts) if len(group) > 1 else {}
         for screening in group:
             key = id(screening)
-            preferences[key] = Preference(overfit[key], bypass[key], measured.get(key), said[key])
+            changed = measured.get(key)
+            preferences[key] = Preference(
+                overfit[key], bypass[key], None if changed is None else changed.total, said[key],
+                only_what_raised=crashed and changed is not None and changed.returned == 0,
+                downstream=_downstream(state, screening, group),
+            )  # fmt: skip
         ordered += sorted(group, key=lambda s: (preferences[id(s)].key, group.index(s)))
     if len(plausible) > 1:
         now = time.time()
@@ -89,6 +114,8 @@ def order_plausible(
                 {"candidate": s.candidate.description, "strategy": s.candidate.strategy,
                  "overfit_risk": preferences[id(s)].overfit, "bypass": bool(preferences[id(s)].bypass),
                  "behaviour_changed": preferences[id(s)].behaviour,
+                 "only_what_raised": preferences[id(s)].only_what_raised,
+                 "downstream": preferences[id(s)].downstream,
                  "documented": preferences[id(s)].documented}
                 for s in ordered
             ],
@@ -112,7 +139,44 @@ def _base(state: HealState, patched: dict[str, str]) -> dict[str, str]:
     return {path: state.base_text(path) for path in patched}
 
 
-def _behaviour(state: HealState, group: list[Screening], texts: dict[int, dict[str, str]]) -> dict[int, int]:
+@dataclass(frozen=True)
+class Changed:
+    """Generated inputs whose outcome a candidate changes: in all, and of those where the base
+    returned (a value, an object, a docstring example's result) rather than raised or hung."""
+
+    total: int = 0
+    returned: int = 0
+
+    def __add__(self, other: Changed) -> Changed:
+        return Changed(self.total + other.total, self.returned + other.returned)
+
+
+RETURNED = frozenset({VALUE, OPAQUE, EXAMPLE})
+
+
+def _all_raised(state: HealState, tests: Mapping[str, str]) -> bool:
+    """Whether every failing test raised in the project's own code (a crash, not a wrong value)."""
+    localization = state.result.localization
+    crashes = localization.crashes if localization is not None else ()
+    raised = {crash.test for crash in crashes if crash.raised_here}
+    return bool(tests) and all(test in raised for test in tests)
+
+
+def _downstream(state: HealState, screening: Screening, group: Sequence[Screening]) -> bool:
+    """Another candidate of the group corrects, where it is assigned, a value this one's line reads."""
+    mine = screening.candidate
+    text = state.base_text(mine.file)
+    return any(
+        other.candidate.file == mine.file
+        and other.candidate.line != mine.line
+        and reads_what_is_assigned(text, assigned_at=other.candidate.line, read_at=mine.line)
+        for other in group
+    )
+
+
+def _behaviour(
+    state: HealState, group: list[Screening], texts: dict[int, dict[str, str]]
+) -> dict[int, Changed]:
     """Per candidate, the generated inputs whose outcome it changes, summed over the functions it
     changes; a candidate one of whose versions could not be run is left out."""
     by_function: dict[tuple[str, str], list[Screening]] = {}
@@ -120,7 +184,7 @@ def _behaviour(state: HealState, group: list[Screening], texts: dict[int, dict[s
         patched = texts[id(screening)]
         for path, function in changed_functions(_base(state, patched), patched):
             by_function.setdefault((path, function), []).append(screening)
-    totals: dict[int, int] = {}
+    totals: dict[int, Changed] = {}
     unknown: set[int] = set()
     for (path, function), screenings in by_function.items():
         base = state.probes.run(path, function, {})
@@ -131,10 +195,11 @@ def _behaviour(state: HealState, group: list[Screening], texts: dict[int, dict[s
             if version is None:
                 unknown.add(id(screening))
                 continue
-            changed = sum(
-                1
+            differs = [
+                outcome
                 for probe, outcome in base.outcomes.items()
                 if outcome.key is not None and version.outcomes[probe].key != outcome.key
-            )
-            totals[id(screening)] = totals.get(id(screening), 0) + changed
+            ]
+            changed = Changed(len(differs), sum(1 for outcome in differs if outcome.kind in RETURNED))
+            totals[id(screening)] = totals.get(id(screening), Changed()) + changed
     return {key: value for key, value in totals.items() if key not in unknown}

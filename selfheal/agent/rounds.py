@@ -207,13 +207,15 @@ class RepairRounds:
     ) -> Screening | None:
         """The round's winner among candidates that screened as plausible. Each strategy's
         candidates are first put in order of preference (agent/preference.py: no overfit risk
-        first, one that changes the computation before one that only bypasses the failing path,
-        one that agrees with the code's own documentation, then the least behaviour changed on
-        generated inputs). From one strategy, the first that meets the verdict, unless it has
-        overfit risks (agent/repair/overfit.py): then the next that meets it without any, if the
-        validations allow. From several strategies, the first
-        of each compete: no overfit risk, no bypass, agreeing with the code's documentation, then
-        tests passed, then the least behaviour changed, then the smaller patch."""
+        first; where the failing tests crashed, one that changes only what raised; one that
+        changes the computation before one that only bypasses the failing path; one that agrees
+        with the code's own documentation; the least behaviour changed on generated inputs; a
+        value corrected where it is set before where it is read). From one strategy, the first
+        that meets the verdict, unless it has overfit risks (agent/repair/overfit.py): then the
+        next that meets it without any, if the validations allow. From several strategies, the
+        first of each compete: no overfit risk, changing only what raised where the failing tests
+        crashed, no bypass, agreeing with the code's documentation, then tests passed, then the
+        least behaviour changed, then the smaller patch."""
         result = self.state.result
         tests = self.test_texts(list(targets))
         plausible, preferences = order_plausible(self.state, plausible, accepted, tests)
@@ -233,9 +235,13 @@ class RepairRounds:
                     after = result.after
                     passed = len(after.passing) if after is not None else 0
                     # the preference read the same changes the verdict just judged
-                    risky, bypass, undocumented, behaviour = preferences[id(screening)].key
+                    preference = preferences[id(screening)]
+                    risky, more_than_raised, bypass, undocumented, behaviour, _ = preference.key
                     size = patch_size(result.patch)
-                    key = (risky, bypass, undocumented, -passed, behaviour, size, strategies.index(strategy))
+                    key = (
+                        risky, more_than_raised, bypass, undocumented, -passed, behaviour, size,
+                        strategies.index(strategy),
+                    )  # fmt: skip
                     held.append((key, screening, snapshot(result)))
                     self.held.append(screening.candidate)
                     if not risky:
@@ -253,8 +259,9 @@ class RepairRounds:
                 "winner": winner.candidate.description, "strategy": winner.candidate.strategy,
                 "competitors": [
                     {"candidate": s.candidate.description, "strategy": s.candidate.strategy,
-                     "overfit_risk": k[0], "bypass": k[1], "documented": not k[2], "passed": -k[3],
-                     "behaviour_changed": None if k[4] == math.inf else k[4], "patch_lines": k[5]}
+                     "overfit_risk": k[0], "only_what_raised": not k[1], "bypass": k[2],
+                     "documented": not k[3], "passed": -k[4],
+                     "behaviour_changed": None if k[5] == math.inf else k[5], "patch_lines": k[6]}
                     for k, s, _ in held
                 ],
             }))  # fmt: skip

@@ -298,8 +298,7 @@ def test_a_heal_with_ollama_over_the_real_sdk(tmp_path: Path) -> None:
     assert events["debugger"].data["prompt"]["role"] == "debugger"
     assert len(events["generator"].data["prompt"]["hash"]) == 12
     assert (
-        describe_finished(events["debugger"])
-        == "debugger: 2 steps, 1 tool calls, concluded (1800+160 tokens)"
+        describe_finished(events["debugger"]) == "debugger: 2 steps, 1 tool call, concluded (1800+160 tokens)"
     )
 
 
@@ -416,7 +415,7 @@ def test_a_heal_with_a_gguf_model_in_process(tmp_path: Path) -> None:
 
     events = {e.node: e for e in trace.events}
     assert describe_finished(events["debugger"]) == (
-        "debugger: 2 steps, 1 tool calls, concluded (2200+195 tokens)"
+        "debugger: 2 steps, 1 tool call, concluded (2200+195 tokens)"
     )
     provider.close()
     assert not llama.closed  # handed in, so the caller's to close
