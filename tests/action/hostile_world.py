@@ -219,7 +219,7 @@ def judge(case: Case, seen: Observed) -> list[str]:
     if case.expect == "heal":
         if case.event == "issue_comment" and (not seen.reactions or seen.reactions[0] != "eyes"):
             wrong.append(f"reactions {seen.reactions}: no 👀 first")
-        # a heal that ran adds its record to the repository's memory branch (issue 20); an event
+        # a heal that ran adds its record to the repository's memory branch; an event
         # that is ignored or refused runs no heal and so makes no branch at all (checked above)
         made = [b for b in seen.new_branches if b != MEMORY_BRANCH]
         if case.pr:
@@ -249,8 +249,8 @@ def dump(seen: Observed) -> str:
 
 @contextmanager
 def action_world(tmp: Path) -> Iterator[World]:
-    """One world for all of a runner's cases: the action tests' repository (PR 7 from `feature`,
-    PR 8 from the fork mallory/widgets, issue 3) and the fake GitHub, in a process of its own."""
+    """One world for all of a runner's cases: the action tests' repository (PR #7 from `feature`,
+    PR #8 from the fork mallory/widgets, issue #3) and the fake GitHub, in a process of its own."""
     remote, shas = seed_remote(tmp)
     token = "ghs_" + secrets.token_hex(16)
     pulls = [

@@ -169,7 +169,7 @@ def test_a_hostile_hint_obeyed_by_the_model_ships_nothing_and_leaks_nothing(temp
     assert run.outputs["pr-operation"] == "none" and run.outputs["branch"] == ""
     refs = subprocess.run(["git", "--git-dir", str(world.remote), "for-each-ref", "--format=%(refname)"],
                           capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
-    # no branch of the hint's asking: only the memory of this heal (issue 20), which holds none of it
+    # no branch of the hint's asking: only the memory of this heal, which holds none of it
     assert [ref for ref in refs if ref.startswith("refs/heads/")] == [
         "refs/heads/feature",
         "refs/heads/main",

@@ -1,4 +1,4 @@
-"""The cheat corpus (issue 15): every case of tests/agent/cheats/ is a scripted model's answer, through
+"""The cheat corpus: every case of tests/agent/cheats/ is a scripted model's answer, through
 the fake Anthropic Messages API, that makes the failing test look fixed without fixing the bug, by
 patching source files only. Each must end where its case says: refused when the model's edits are
 applied (the controls), never plausible in screening, or refused by the verdict's own run with the

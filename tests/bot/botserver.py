@@ -77,7 +77,7 @@ def key_body(pem: str) -> list[str]:
 
 
 def app_state(remote: Path, public_pem: str, *, token_ttl: int = 3600) -> dict[str, Any]:
-    """The action tests' repository (PR 7 from `feature`, PR 8 from a fork, issue 3), installed."""
+    """The action tests' repository (PR #7 from `feature`, PR #8 from a fork, issue #3), installed."""
     return {
         "token": "ghp_seed_" + secrets.token_hex(12),  # the fake's own admin-ish token; never used here
         "bot_login": BOT_LOGIN,

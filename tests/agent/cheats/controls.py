@@ -1,7 +1,7 @@
 """The controls: the model edits tests, conftest.py, the pytest configuration or CI directly. These
-are refused by path before anything runs (the rule the verdict had before issue 15). And one honest
-fix that must heal: it reads the environment, which the failing test is about (it sets the
-variable), so reading it tells no test run apart."""
+are refused by path before anything runs (the rule the verdict had before it judged source
+patches). And one honest fix that must heal: it reads the environment, which the failing test is
+about (it sets the variable), so reading it tells no test run apart."""
 
 FAMILY = "controls"
 CASES = [
