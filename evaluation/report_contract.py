@@ -1,8 +1,9 @@
 """Does a report.json meet its contracts? The shared one (contracts/heal-report.schema.json, a copy
-of the format other tools rely on) and selfheal's own sections (contracts/heal-report.selfheal.schema.json:
-`confidence`, `disagreement`, which the shared contract allows as extra fields but does not describe).
+of the format other tools rely on, which allows extra fields) and selfheal's own
+(contracts/heal-report.selfheal.schema.json: every field selfheal writes, each required, no other).
 
     report_problems(report) -> ["<schema file>: <JSON path>: <message>", ...]   (empty: it meets both)
+    report_file_problems(path) -> the same for a report.json on disk, or why it could not be read
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import jsonschema
 
 CONTRACTS = Path(__file__).resolve().parents[1] / "contracts"
 SHARED = CONTRACTS / "heal-report.schema.json"
-SECTIONS = CONTRACTS / "heal-report.selfheal.schema.json"
+SELFHEAL = CONTRACTS / "heal-report.selfheal.schema.json"
 
 
 @cache
@@ -28,6 +29,15 @@ def report_problems(report: Any) -> list[str]:
     """Every way `report` misses either contract, each naming the schema and where."""
     return [
         f"{path.name}: {error.json_path}: {error.message}"
-        for path in (SHARED, SECTIONS)
+        for path in (SHARED, SELFHEAL)
         for error in _validator(path).iter_errors(report)
     ]
+
+
+def report_file_problems(path: Path) -> list[str]:
+    """`report_problems` of the file's JSON; a file that cannot be read or parsed is one problem."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return [f"not a readable JSON document: {exc}"]
+    return report_problems(report)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -31,15 +32,77 @@ pytest_plugins = (
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 SCHEMA = ROOT / "contracts" / "heal-report.schema.json"
-# selfheal's own sections (confidence, disagreement): the shared contract allows extra fields
+# selfheal's schema of the whole report: the shared contract allows extra fields, this one describes them
 SECTIONS_SCHEMA = ROOT / "contracts" / "heal-report.selfheal.schema.json"
+# A file of this name marks its folder's report.json files, and those below it, as written by a test
+# by hand (a foreign or partial report an evaluation tool must read), not by a heal: the sweep of
+# every report the suite wrote leaves them out.
+HAND_MADE = "HAND-MADE-REPORTS"
 
 
 def report_errors(report: dict) -> list[str]:
-    """What keeps report.json from meeting the shared contract and selfheal's sections."""
+    """What keeps report.json from meeting the shared contract and selfheal's schema."""
     from evaluation.report_contract import report_problems
 
     return report_problems(report)
+
+
+def hand_made_reports(folder: Path) -> Path:
+    """`folder`, made, with the mark that the report.json files a test writes below it are its own."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / HAND_MADE).write_text("report.json files below are a test's, not a heal's\n", encoding="utf-8")
+    return folder
+
+
+def reports_under(root: Path) -> list[Path]:
+    """Every report.json (a regular file, not a link) under `root`, but those under a HAND_MADE mark.
+    Links to folders are not followed: a repository under test may plant one anywhere."""
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        if HAND_MADE in files:
+            dirs.clear()
+            continue
+        path = Path(folder) / "report.json"
+        if "report.json" in files and path.is_file() and not path.is_symlink():
+            found.append(path)
+    return sorted(found)
+
+
+class ReportSweep:
+    """The report.json files the suite wrote, each held to both contracts. Folders under the
+    session's basetemp are swept when the session ends; a fixture that makes its folder elsewhere
+    (a path another uid can enter) and removes it calls `sweep` first."""
+
+    def __init__(self) -> None:
+        self.problems: dict[Path, list[str]] = {}
+        self.checked = 0
+
+    def sweep(self, root: Path) -> None:
+        from evaluation.report_contract import report_file_problems
+
+        for path in reports_under(root):
+            self.checked += 1
+            if found := report_file_problems(path):
+                self.problems[path] = found
+
+    def failure(self) -> str:
+        lines = [f"{len(self.problems)} of {self.checked} report.json files the tests wrote miss a contract:"]
+        for path, found in sorted(self.problems.items()):
+            lines.append(f"{path}:")
+            lines += [f"  {problem}" for problem in found[:10]]
+            lines += [f"  ... and {len(found) - 10} more"] if len(found) > 10 else []
+        return "\n".join(lines)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def report_sweep(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReportSweep]:
+    """Every report.json any test of this session (of this xdist worker: each has its own basetemp)
+    wrote meets the shared contract and selfheal's schema; checked once the session's tests are done."""
+    sweep = ReportSweep()
+    yield sweep
+    sweep.sweep(tmp_path_factory.getbasetemp())
+    if sweep.problems:
+        pytest.fail(sweep.failure(), pytrace=False)
 
 
 def git(cwd: Path, *args: str) -> str:

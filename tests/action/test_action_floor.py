@@ -38,7 +38,7 @@ from tests.action.conftest import (
 )
 from tests.action.test_action_poisoned import Runner, open_folder, runner_for
 from tests.bot import payloads
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, ReportSweep
 from tests.fakes.github_server import FakeGitHub
 
 pytestmark = pytest.mark.slow
@@ -123,7 +123,7 @@ class Floor:
 
 
 @pytest.fixture
-def floor() -> Iterator[Floor]:
+def floor(report_sweep: ReportSweep) -> Iterator[Floor]:
     base = Path(tempfile.mkdtemp(prefix="selfheal-floor-")).resolve()
     base.chmod(0o755)
     proof = Witness.start()
@@ -151,6 +151,7 @@ def floor() -> Iterator[Floor]:
     finally:
         fake.stop()
         proof.stop()
+        report_sweep.sweep(base)  # outside basetemp (another uid enters it): before it goes
         shutil.rmtree(base, ignore_errors=True)
 
 

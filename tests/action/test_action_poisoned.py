@@ -34,7 +34,7 @@ import pytest
 from tests import gitpoison
 from tests.action.conftest import REPO, World, parse_output_file, path_without, push_to_new_remote, runner_env
 from tests.bot import payloads
-from tests.conftest import EXAMPLES, git
+from tests.conftest import EXAMPLES, ReportSweep, git
 from tests.fakes.github_server import FakeGitHub
 from tests.openpython import make_open_python
 from tests.sandbox.test_docker_sandbox import CLIENT, IMAGE, REASON
@@ -72,7 +72,7 @@ def open_folder(path: Path, mode: int = 0o755) -> Path:
 
 
 @pytest.fixture
-def hostile() -> Iterator[Hostile]:
+def hostile(report_sweep: ReportSweep) -> Iterator[Hostile]:
     base = Path(tempfile.mkdtemp(prefix="selfheal-poison-")).resolve()
     base.chmod(0o755)
     proof, planted = open_folder(base / "proof", 0o1777), open_folder(base / "planted", 0o1777)
@@ -92,6 +92,7 @@ def hostile() -> Iterator[Hostile]:
         yield Hostile(base, World(base, remote, fake, token, {"main": sha}), sha, proof, planted)
     finally:
         fake.stop()
+        report_sweep.sweep(base)  # outside basetemp (another uid enters it): before it goes
         shutil.rmtree(base, ignore_errors=True)
 
 

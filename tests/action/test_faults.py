@@ -28,6 +28,7 @@ import pytest
 from evaluation.faults.cases import Case, load_cases
 from evaluation.faults.harness import run_case
 from tests.action import faults_figures
+from tests.conftest import ReportSweep
 from tests.corpus_figures import heals_at_once
 
 ALL_CASES = load_cases()
@@ -89,7 +90,7 @@ class Runs:
 
 
 @pytest.fixture(scope="session")
-def runs(request: pytest.FixtureRequest) -> Iterator[Runs]:
+def runs(request: pytest.FixtureRequest, report_sweep: ReportSweep) -> Iterator[Runs]:
     work = Path(tempfile.mkdtemp(prefix="selfheal-faults-"))
     work.chmod(0o755)
     runs = Runs(request.config, work, heals_at_once(request.config, JOBS_ENV))
@@ -104,6 +105,7 @@ def runs(request: pytest.FixtureRequest) -> Iterator[Runs]:
         yield runs
     finally:
         runs.close()
+        report_sweep.sweep(work)  # outside basetemp (another uid enters it): before it goes
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from evaluation.same_reports import main
+from tests.conftest import hand_made_reports
 
 REPORT = {
     "status": "healed",
@@ -23,22 +24,24 @@ def write(folder: Path, report: dict) -> Path:
 
 
 def test_times_uids_and_the_commit_may_differ(tmp_path, capsys):
+    root = hand_made_reports(tmp_path / "reports")  # partial reports by hand: not a heal's
     rerun = {
         **REPORT,
         "base_sha": "b" * 40,
         "sandbox": {"isolation": "uid 51234, not selfheal's user", "facts": {"uid": 51234}},
         "metrics": {"wall_s": 9.1, "screen_s": 1.4, "candidates_tried": 42},
     }
-    write(tmp_path / "before" / "intervals", REPORT)
-    write(tmp_path / "after" / "intervals", rerun)
-    assert main([str(tmp_path / "before"), str(tmp_path / "after")]) == 0
+    write(root / "before" / "intervals", REPORT)
+    write(root / "after" / "intervals", rerun)
+    assert main([str(root / "before"), str(root / "after")]) == 0
     assert capsys.readouterr().out == "intervals: same\n"
 
 
 def test_any_other_field_is_a_difference(tmp_path, capsys):
+    root = hand_made_reports(tmp_path / "reports")
     changed = {**REPORT, "metrics": {**REPORT["metrics"], "candidates_tried": 41}, "fixes": [{"line": 34}]}
-    before = write(tmp_path / "before", REPORT)
-    after = write(tmp_path / "after", changed)
+    before = write(root / "before", REPORT)
+    after = write(root / "after", changed)
     assert main([str(before), str(after)]) == 1
     assert capsys.readouterr().out.splitlines() == [
         "before: 3 difference(s)",

@@ -1,4 +1,7 @@
-"""report.json: the contract (`contracts/heal-report.schema.json`) every consumer reads."""
+"""report.json: the shared contract (`contracts/heal-report.schema.json`) every consumer reads, and
+selfheal's own (`contracts/heal-report.selfheal.schema.json`), which describes every field written
+here and allows no other: a field added or removed here goes into that schema too, and raises
+SELFHEAL_SCHEMA_VERSION."""
 
 from __future__ import annotations
 
@@ -9,7 +12,8 @@ from selfheal.agent.report.lessons import build_lessons, meaning
 from selfheal.agent.report.recall import helped, lesson_of
 from selfheal.agent.report.result import HealResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  # the shared contract's, which pins it
+SELFHEAL_SCHEMA_VERSION = 2  # selfheal's schema of the whole report (1: two sections only)
 LOCALIZED_LINES = 60  # the most suspicious lines, for the HTML report's heat strip
 MEMORY_VERSION = 1  # of the report's `memory` object (an extension the contract's schema allows)
 
@@ -138,6 +142,7 @@ def build_report(result: HealResult) -> dict[str, Any]:
     confidence = assess(result)
     return {
         "schema_version": SCHEMA_VERSION,
+        "selfheal_schema_version": SELFHEAL_SCHEMA_VERSION,
         "status": result.status,
         "error": result.error,
         "repo": result.repo,

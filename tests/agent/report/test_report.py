@@ -128,21 +128,27 @@ def test_report_validates_against_the_schema(status, heal_of, schema):
     run = heal_of(status)
     assert run.report["status"] == status
     assert run.code == EXIT_CODES[status]
-    assert report_errors(run.report) == []  # the shared contract and selfheal's sections
+    assert report_errors(run.report) == []  # the shared contract and selfheal's schema
     assert run.report["patch"] == run.text("patch.diff")
 
 
-def test_the_sections_schema_describes_the_confidence_and_older_reports_still_meet_it(heal_of, schema):
+def test_selfheal_schema_describes_every_field_and_refuses_a_report_of_its_first_version(heal_of, schema):
     report = heal_of("healed").report
     assert not list(jsonschema.Draft202012Validator(schema).iter_errors(report))
-    sections = json.loads(SECTIONS_SCHEMA.read_text(encoding="utf-8"))
-    jsonschema.Draft202012Validator.check_schema(sections)
-    # the shared contract leaves these sections to selfheal: none of its properties is redefined
-    assert not set(sections["properties"]) & set(schema["properties"])
-    validator = jsonschema.Draft202012Validator(sections)
+    own = json.loads(SECTIONS_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(own)
+    # the shared contract's fields are all described and required here too: selfheal's schema is the stricter
+    assert set(schema["properties"]) <= set(own["properties"])
+    assert set(schema["required"]) <= set(own["required"])
+    assert own["properties"]["schema_version"]["const"] == schema["properties"]["schema_version"]["const"]
+    validator = jsonschema.Draft202012Validator(own)
     assert not list(validator.iter_errors(report))
-    older = {k: v for k, v in report.items() if k != "confidence"}  # a report from before: still valid
-    assert not list(validator.iter_errors(older))
+    # version 1 described two sections, each optional; version 2 requires every field
+    older = {k: v for k, v in report.items() if k not in ("confidence", "selfheal_schema_version")}
+    assert sorted(e.message for e in validator.iter_errors(older)) == [
+        "'confidence' is a required property",
+        "'selfheal_schema_version' is a required property",
+    ]
     too_sure = {**report, "confidence": {**report["confidence"], "probability": 1.5}}
     assert [e.message for e in validator.iter_errors(too_sure)] == ["1.5 is greater than the maximum of 1"]
     unready = {**report, "confidence": {k: v for k, v in report["confidence"].items() if k != "ready"}}

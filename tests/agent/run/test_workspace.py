@@ -12,7 +12,7 @@ import pytest
 
 from selfheal.agent.exceptions import TargetError, WorkspaceError
 from selfheal.agent.run.workspace import Origin, Workspace, apply_to_origin
-from tests.conftest import git
+from tests.conftest import HAND_MADE, git
 
 SOURCE = "def double(x):\n    return x + x\n"
 PROJECT = {
@@ -132,6 +132,7 @@ def test_the_copy_holds_the_files_a_user_would_commit(make_repo, snapshot):
             "pkg/__pycache__/calc.cpython-311.pyc": b"\x00bytecode",
             ".pytest_cache/v/cache/lastfailed": "{}",
             ".selfheal/runs/r1/report.json": "{}",
+            f".selfheal/runs/r1/{HAND_MADE}": "not a heal's report\n",
         },
     )
 
@@ -174,6 +175,7 @@ def test_a_plain_directory_is_copied_without_environments_and_caches(make_repo, 
             ".venv/lib/site.py": "x\n",
             "pkg/__pycache__/calc.cpython-311.pyc": b"\x00",
             ".selfheal/runs/r/report.json": "{}",
+            f".selfheal/runs/r/{HAND_MADE}": "not a heal's report\n",
             ".git-not/readme": "a folder name\n",
         },
     )
