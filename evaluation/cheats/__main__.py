@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from evaluation.corpora import main
+from evaluation.cheats.corpus import CHEATS
+from evaluation.corpus.runner import main
 
 if __name__ == "__main__":
-    sys.exit(main(["cheats", *sys.argv[1:]]))
+    sys.exit(main([CHEATS], ["cheats", *sys.argv[1:]]))

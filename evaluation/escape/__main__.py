@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from evaluation.corpora import main
+from evaluation.corpus.runner import main
+from evaluation.escape.corpus import ESCAPE
 
 if __name__ == "__main__":
-    sys.exit(main(["escape", *sys.argv[1:]]))
+    sys.exit(main([ESCAPE], ["escape", *sys.argv[1:]]))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from evaluation.corpora import main
+from evaluation.corpus.runner import main
+from evaluation.faults.corpus import FAULTS
 
 if __name__ == "__main__":
-    sys.exit(main(["faults", *sys.argv[1:]]))
+    sys.exit(main([FAULTS], ["faults", *sys.argv[1:]]))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from evaluation.corpora import main
+from evaluation.corpus.runner import main
+from evaluation.hostile_events.corpus import HOSTILE_EVENTS
 
 if __name__ == "__main__":
-    sys.exit(main(["hostile_events", *sys.argv[1:]]))
+    sys.exit(main([HOSTILE_EVENTS], ["hostile_events", *sys.argv[1:]]))
