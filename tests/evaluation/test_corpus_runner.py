@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -90,7 +90,7 @@ def test_show_prints_saved_figures_from_a_folder_or_a_json_file_and_runs_nothing
 def test_no_case_chosen_and_a_harness_that_gives_nothing_are_told_apart(capsys):
     assert main([TOY], ["toy", "--case", "green"]) == 2
     assert capsys.readouterr().err == "no case matches\n"
-    silent = Corpus(**{**TOY.__dict__, "harness": lambda cases, options: iter(())})
+    silent = replace(TOY, harness=lambda cases, options: iter(()))
     assert main([silent], ["toy"]) == 1
     assert capsys.readouterr().err == "no results\n"
 
