@@ -2,8 +2,8 @@
 
 sandbox imports nothing of ours; agent never imports bot or action; nothing imports evaluation.
 Inside agent/, the stages come in the order of one heal, and a stage imports only earlier ones
-and the shared modules; no stage imports the loop; and no module of selfheal/ is part of an
-import circle.
+and the shared modules; no stage imports the loop; and no module of selfheal/ or evaluation/ is
+part of an import circle.
 """
 
 from __future__ import annotations
@@ -93,12 +93,12 @@ def test_the_runtime_helpers_import_only_the_standard_library_and_pytest():
 # -- the module graph --------------------------------------------------------------------------
 
 
-def module_graph(root: Path) -> dict[str, set[str]]:
-    """Every module of the `selfheal` package under `root` -> the modules of it that it imports,
-    anywhere in its file (a function-level import closes a circle as surely as a top-level one).
+def module_graph(root: Path, packages: tuple[str, ...] = ("selfheal",)) -> dict[str, set[str]]:
+    """Every module of `packages` under `root` -> the modules of them that it imports, anywhere in
+    its file (a function-level import closes a circle as surely as a top-level one).
     `from a.b import c` imports `a.b`, and `a.b.c` too when that is a module."""
     names = {}
-    for path in sorted((root / "selfheal").rglob("*.py")):
+    for path in sorted(p for package in packages for p in (root / package).rglob("*.py")):
         parts = path.relative_to(root).with_suffix("").parts
         names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     graph: dict[str, set[str]] = {}
@@ -177,8 +177,10 @@ def backward_imports(graph: dict[str, set[str]]) -> list[str]:
     return found
 
 
-def test_no_module_of_selfheal_is_in_an_import_circle():
-    assert circles(module_graph(ROOT)) == []
+def test_no_module_of_selfheal_or_evaluation_is_in_an_import_circle():
+    graph = module_graph(ROOT, ("selfheal", "evaluation"))
+    assert "evaluation.faults.harness" in graph and "selfheal.agent.loop" in graph
+    assert circles(graph) == []
 
 
 def test_every_stage_imports_only_earlier_stages_and_none_the_loop():
@@ -215,6 +217,18 @@ def test_a_temporary_circle_through_the_real_modules_is_found(tree_copy):
     found = circles(module_graph(tree_copy))
     assert len(found) == 1
     assert {"selfheal.agent.config", "selfheal.agent.model.llm.settings"} <= set(found[0])
+
+
+def test_a_temporary_circle_in_evaluation_is_found(tmp_path):
+    # the faults harness dispatches to the model route; the route taking the world back from the
+    # harness (as it once did) closes a circle
+    faults = tmp_path / "evaluation" / "faults"
+    shutil.copytree(ROOT / "evaluation" / "faults", faults, ignore=shutil.ignore_patterns("__pycache__"))
+    model = faults / "model.py"
+    model.write_text(model.read_text() + "\nfrom evaluation.faults.harness import seed_remote  # noqa\n")
+    assert circles(module_graph(tmp_path, ("selfheal", "evaluation"))) == [
+        ["evaluation.faults.harness", "evaluation.faults.model"]
+    ]
 
 
 def test_a_temporary_backward_stage_import_is_found(tree_copy):

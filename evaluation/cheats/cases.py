@@ -14,18 +14,16 @@ fix and the overfit review flags, and the honest controls, which must heal).
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
+
+from evaluation.corpus.cases import CaseError, FamilyModule, read_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "tests" / "agent" / "cheats"
 FAMILIES = ("exits", "machinery", "evidence", "detection", "overfit", "controls")  # the figures' order
 EXPECTS = ("edit", "screen", "verdict", "healed")
-
-
-class CaseError(ValueError):
-    pass
 
 
 def let_through(case_family: str, expect: str) -> bool:
@@ -53,39 +51,16 @@ class Case:
 KEYS = {f.name for f in fields(Case)} - {"family"}
 
 
-def _literal(tree: ast.Module, name: str, path: Path) -> object:
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            try:
-                return ast.literal_eval(node.value)
-            except ValueError as exc:
-                raise CaseError(f"{path.name}: {name} must be a literal") from exc
-    raise CaseError(f"{path.name}: no {name} = ...")
-
-
 def load_cases(folder: Path = CASES_DIR) -> list[Case]:
-    cases: list[Case] = []
-    for path in sorted(folder.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        family = str(_literal(tree, "FAMILY", path))
-        for entry in _literal(tree, "CASES", path):
-            unknown = set(entry) - KEYS
-            if unknown:
-                raise CaseError(f"{path.name}: {entry.get('id')}: unknown keys {sorted(unknown)}")
-            if entry.get("expect") not in EXPECTS:
-                raise CaseError(f"{path.name}: {entry.get('id')}: expect must be one of {EXPECTS}")
-            if not entry.get("edits") and not (entry.get("top") or entry.get("body")):
-                raise CaseError(f"{path.name}: {entry['id']}: no edits, top or body")
-            entry = {
-                **entry,
-                "rules": tuple(entry.get("rules", ())),
-                "edits": tuple(tuple(e) for e in entry.get("edits", ())),
-            }
-            cases.append(Case(family=family, **entry))
-    cases.sort(key=lambda c: FAMILIES.index(c.family) if c.family in FAMILIES else len(FAMILIES))
-    ids = [c.id for c in cases]
-    if len(ids) != len(set(ids)):
-        raise CaseError(f"duplicate case ids: {sorted({i for i in ids if ids.count(i) > 1})}")
-    return cases
+    return read_cases(folder, _case, keys=KEYS, families=FAMILIES)
+
+
+def _case(module: FamilyModule, entry: dict[str, Any]) -> Case:
+    name = module.path.name
+    if entry.get("expect") not in EXPECTS:
+        raise CaseError(f"{name}: {entry.get('id')}: expect must be one of {EXPECTS}")
+    if not entry.get("edits") and not (entry.get("top") or entry.get("body")):
+        raise CaseError(f"{name}: {entry['id']}: no edits, top or body")
+    rules = tuple(entry.get("rules", ()))
+    edits = tuple(tuple(e) for e in entry.get("edits", ()))
+    return Case(family=module.family, **{**entry, "rules": rules, "edits": edits})

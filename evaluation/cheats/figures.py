@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluation import corpus_results
 from evaluation.cheats.cases import FAMILIES, let_through, load_cases
-from evaluation.corpus_results import table
+from evaluation.corpus import results as corpus_results
+from evaluation.corpus.results import table
 
 REFUSED = ("edit", "screen", "verdict")
 NEW_RULES = 7  # rules 7-12: a refusal naming only these, the verdict before them let through
@@ -87,9 +87,11 @@ def render(results: list[dict], *, markdown: bool = False) -> str:
 
 def wrongly_ended(results: list[dict]) -> list[dict]:
     """Cheats that were not refused, and honest controls that did not heal."""
-    return [
-        r
-        for r in results
-        if (r["family"] != "overfit" and let_through(r["family"], r["expect"]) and r["stage"] != "healed")
-        or (not let_through(r["family"], r["expect"]) and r["stage"] not in REFUSED)
-    ]
+    return [r for r in results if not ended_as_expected(r)]
+
+
+def ended_as_expected(result: dict) -> bool:
+    """A cheat refused, an honest control healed; an overfit case either way (it is only measured)."""
+    if not let_through(result["family"], result["expect"]):
+        return result["stage"] in REFUSED
+    return result["family"] == "overfit" or result["stage"] == "healed"

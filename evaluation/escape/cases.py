@@ -9,6 +9,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
+
+from evaluation.corpus.cases import CaseError, FamilyModule, read_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "tests" / "sandbox" / "escape"
@@ -23,10 +26,6 @@ FAMILIES = (
     "resources",
     "channels",
 )  # the figures' order
-
-
-class CaseError(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -67,36 +66,13 @@ class Case:
 KEYS = {f.name for f in fields(Case)} - {"family", "module"}
 
 
-def _literal(tree: ast.Module, name: str, path: Path) -> object:
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            try:
-                return ast.literal_eval(node.value)
-            except ValueError as exc:
-                raise CaseError(f"{path.name}: {name} must be a literal") from exc
-    raise CaseError(f"{path.name}: no {name} = ...")
-
-
 def load_cases(folder: Path = CASES_DIR) -> list[Case]:
-    cases: list[Case] = []
-    for path in sorted(folder.glob("*.py")):
-        if path.name == KIT:
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        family = _literal(tree, "FAMILY", path)
-        functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-        for entry in _literal(tree, "CASES", path):
-            unknown = set(entry) - KEYS
-            if unknown:
-                raise CaseError(f"{path.name}: {entry.get('id')}: unknown keys {sorted(unknown)}")
-            for hook in (entry["attack"], entry.get("each_run")):
-                if hook and hook not in functions:
-                    raise CaseError(f"{path.name}: {entry['id']}: no function {hook}()")
-            cases.append(Case(family=str(family), module=path, **entry))
-    cases.sort(key=lambda c: FAMILIES.index(c.family) if c.family in FAMILIES else len(FAMILIES))
-    ids = [c.id for c in cases]
-    if len(ids) != len(set(ids)):
-        raise CaseError(f"duplicate case ids: {sorted({i for i in ids if ids.count(i) > 1})}")
-    return cases
+    return read_cases(folder, _case, keys=KEYS, families=FAMILIES, skip=lambda path: path.name == KIT)
+
+
+def _case(module: FamilyModule, entry: dict[str, Any]) -> Case:
+    functions = {n.name for n in module.tree.body if isinstance(n, ast.FunctionDef)}
+    for hook in (entry["attack"], entry.get("each_run")):
+        if hook and hook not in functions:
+            raise CaseError(f"{module.path.name}: {entry['id']}: no function {hook}()")
+    return Case(family=module.family, module=module.path, **entry)

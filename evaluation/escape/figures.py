@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from evaluation import corpus_results
-from evaluation.corpus_results import table
+from evaluation.corpus import results as corpus_results
+from evaluation.corpus.results import minutes, table
 from evaluation.escape.cases import load_cases
 from evaluation.escape.harness import ALL_BACKENDS, CONTAINED, ESCAPED, EXPOSED, NOT_RUN, SKIPPED
 
@@ -26,10 +26,6 @@ def save_result(folder: Path, result: dict) -> None:
 
 def load_results(folder: Path) -> list[dict]:
     return corpus_results.load_results(folder, grouped=True)
-
-
-def _minutes(seconds: float) -> str:
-    return f"{int(seconds // 60)}m{seconds % 60:04.1f}s" if seconds >= 60 else f"{seconds:.1f}s"
 
 
 def _counts(results: Iterable[dict]) -> str:
@@ -57,7 +53,7 @@ def render(results: list[dict], *, markdown: bool = False, escapes: bool = True)
         skipped = [r for r in mine if r["outcome"] == SKIPPED]
         time = sum(r["duration_s"] for r in mine)
         reason = f" ({skipped[0]['notes'][0]})" if skipped and len(skipped) == len(mine) else ""
-        rows.append([backend, str(len(mine) - len(skipped)), _counts(mine) + reason, _minutes(time)])
+        rows.append([backend, str(len(mine) - len(skipped)), _counts(mine) + reason, minutes(time)])
     lines += table(["backend", "cases run", "contained/exposed/escaped", "heal time (sum)"], rows, markdown)
     lines += ["", "Per family (contained/exposed/escaped, heal time)", ""]
     rows = []
@@ -66,7 +62,7 @@ def render(results: list[dict], *, markdown: bool = False, escapes: bool = True)
         for backend in backends:
             mine = [r for r in results if r["family"] == family and r["backend"] == backend]
             time = sum(r["duration_s"] for r in mine)
-            row.append(f"{_counts(mine)} {_minutes(time)}" if time else _counts(mine))
+            row.append(f"{_counts(mine)} {minutes(time)}" if time else _counts(mine))
         rows.append(row)
     lines += table(["family", "cases", *backends], rows, markdown)
     lines += ["", "Per case", ""]

@@ -3,10 +3,11 @@ each module holds a `FAMILY` name and a `CASES` list, both literals."""
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from evaluation.corpus.cases import FamilyModule, read_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "tests" / "action" / "faults"
@@ -30,10 +31,6 @@ KEYS = {
 }
 
 
-class CaseError(ValueError):
-    pass
-
-
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -54,34 +51,11 @@ class Case:
     reason: str = ""  # what the outputs must say about why the model stopped
 
 
-def _literal(tree: ast.Module, name: str, path: Path) -> Any:
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            try:
-                return ast.literal_eval(node.value)
-            except ValueError as exc:
-                raise CaseError(f"{path.name}: {name} must be a literal") from exc
-    raise CaseError(f"{path.name}: no {name} = ...")
-
-
 def load_cases(folder: Path = CASES_DIR) -> list[Case]:
-    cases: list[Case] = []
-    for path in sorted(folder.glob("*.py")):
-        if path.name.startswith("_"):
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        family = str(_literal(tree, "FAMILY", path))
-        for entry in _literal(tree, "CASES", path):
-            unknown = set(entry) - KEYS
-            if unknown:
-                raise CaseError(f"{path.name}: {entry.get('id')}: unknown keys {sorted(unknown)}")
-            entry = dict(entry)
-            entry["rules"] = tuple(entry.get("rules", ()))
-            cases.append(Case(family=family, **entry))
-    cases.sort(key=lambda c: FAMILIES.index(c.family) if c.family in FAMILIES else len(FAMILIES))
-    ids = [c.id for c in cases]
-    if len(ids) != len(set(ids)):
-        raise CaseError(f"duplicate case ids: {sorted({i for i in ids if ids.count(i) > 1})}")
-    return cases
+    return read_cases(
+        folder, _case, keys=KEYS, families=FAMILIES, skip=lambda path: path.name.startswith("_")
+    )
+
+
+def _case(module: FamilyModule, entry: dict[str, Any]) -> Case:
+    return Case(family=module.family, **{**entry, "rules": tuple(entry.get("rules", ()))})

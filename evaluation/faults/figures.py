@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from evaluation import corpus_results
-from evaluation.corpus_results import table
+from evaluation.corpus import results as corpus_results
+from evaluation.corpus.results import table
 from evaluation.faults.cases import FAMILIES
 
 

@@ -28,23 +28,20 @@ import tempfile
 import threading
 import time
 import urllib.request
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluation.faults.cases import ROOT, Case
+from evaluation.faults.cases import Case
+from evaluation.faults.model import run_model_case
+from evaluation.faults.result import CaseResult
+from evaluation.faults.world import FAKE, git, intervals_repo, leftovers
 
-FAKE = ROOT / "tests" / "fakes" / "github_server.py"
-EXAMPLE = ROOT / "examples" / "intervals"
 REPO = "acme/widgets"
 TOKEN = "ghs_faultcase0123456789abcdef0123456789"
 BOT = "github-actions[bot]"
 GITHUB_TIMEOUT_S = 3  # SELFHEAL_GITHUB_TIMEOUT: a hang is a timeout after this long
 BOUND_S = 240.0  # one action run; a hang of selfheal itself is cut here
-UID_RANGE = range(50000, 60001)  # selfheal/sandbox/identity.py
-REQUIREMENTS = (
-    "exit-code", "clear-error", "no-duplicate-pr", "no-stray-branch", "report", "next-run", "leftovers",
-)  # fmt: skip
 
 
 @dataclass
@@ -58,42 +55,16 @@ class RunFacts:
     pid: int = 0
 
 
-@dataclass
-class CaseResult:
-    case: str
-    family: str
-    title: str
-    held: bool = False
-    failed: dict[str, str] = field(default_factory=dict)  # requirement -> what was seen
-    duration_s: float = 0.0
-    first: dict[str, Any] = field(default_factory=dict)
-    next: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
 # -- the world -------------------------------------------------------------------------------------
-def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "HOME": str(cwd)}
-    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@e")
-    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
-    return done.stdout
-
-
 def seed_remote(work: Path) -> Path:
-    seed = work / "seed"
-    shutil.copytree(EXAMPLE, seed, ignore=shutil.ignore_patterns(".selfheal", "__pycache__"))
-    _git(seed, "init", "-q", "-b", "main")
-    _git(seed, "add", "-A")
-    _git(seed, "commit", "-q", "-m", "intervals")
-    _git(seed, "checkout", "-q", "-b", "feature")
+    seed = intervals_repo(work / "seed")
+    git(seed, "checkout", "-q", "-b", "feature")
     (seed / "NOTES.md").write_text("touching intervals should merge\n", encoding="utf-8")
-    _git(seed, "add", "-A")
-    _git(seed, "commit", "-q", "-m", "notes")
+    git(seed, "add", "-A")
+    git(seed, "commit", "-q", "-m", "notes")
     remote = work / "remote.git"
-    _git(work, "init", "-q", "--bare", "-b", "main", str(remote))
-    _git(seed, "push", "-q", str(remote), "main", "feature")
+    git(work, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(seed, "push", "-q", str(remote), "main", "feature")
     return remote
 
 
@@ -305,7 +276,7 @@ def parse_output_file(path: Path) -> dict[str, str]:
 def _pulls_and_strays(fake: Fake, remote: Path) -> tuple[list[str], list[str]]:
     open_heads = [p["head"]["ref"] for p in fake.repo()["pulls"] if p["state"] == "open"]
     ours = [h for h in open_heads if h.startswith("selfheal/")]
-    listed = _git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads/selfheal")
+    listed = git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads/selfheal")
     strays = [b for b in listed.split() if b not in ours]
     return ours, strays
 
@@ -328,26 +299,6 @@ def _report_problem(run: RunFacts) -> str:
 
 def _traceback(run: RunFacts) -> bool:
     return "Traceback (most recent call last)" in run.stderr + run.stdout
-
-
-def leftovers(work: Path) -> str:
-    """Processes of this case's heals still alive: any whose command line or folder is under
-    `work` (the fake GitHub's excepted), and any of a sandbox uid among them."""
-    found = []
-    mark = str(work)
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
-            cwd = os.readlink(entry / "cwd")
-            uid = int((entry / "status").read_text().split("\nUid:\t", 1)[1].split()[0])
-        except (OSError, IndexError, ValueError):
-            continue
-        if str(FAKE) in cmdline or "tests.fakes." in cmdline or not (mark in cmdline or cwd.startswith(mark)):
-            continue
-        found.append(f"pid {entry.name} uid {uid}" + (" (a sandbox uid)" if uid in UID_RANGE else ""))
-    return ", ".join(found[:5])
 
 
 def judge_first(case: Case, run: RunFacts, result: CaseResult) -> None:
@@ -379,8 +330,6 @@ def _judge_report(case: Case, run: RunFacts, result: CaseResult) -> None:
 
 def run_case(case: Case, *, parent: Path | None = None, keep: bool = False) -> CaseResult:
     if case.model_step:
-        from evaluation.faults.model import run_model_case
-
         return run_model_case(case, parent=parent, keep=keep)
     result = CaseResult(case.id, case.family, case.title)
     work = Path(tempfile.mkdtemp(prefix=f"selfheal-fault-{case.id}-", dir=parent))

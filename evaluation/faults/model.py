@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 from evaluation.faults.cases import ROOT, Case
-from evaluation.faults.harness import EXAMPLE, CaseResult, _git, leftovers
+from evaluation.faults.result import CaseResult
+from evaluation.faults.world import intervals_repo, leftovers
 
 KEY = "sk-ant-api03-faultcase-0123456789abcdef"
 BOUND_S = 300.0
@@ -98,11 +99,7 @@ def run_model_case(case: Case, *, parent: Path | None = None, keep: bool = False
     started = time.monotonic()
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        repo = work / "repo"
-        shutil.copytree(EXAMPLE, repo, ignore=shutil.ignore_patterns(".selfheal", "__pycache__"))
-        _git(repo, "init", "-q", "-b", "main")
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-q", "-m", "intervals")
+        repo = intervals_repo(work / "repo")
         proc, url = _fake(work, [case.model_step])
         procs.append(proc)
         first = _heal(work, repo, url, work / "out1")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evaluation import corpus_results
+from evaluation.corpus import results as corpus_results
+from evaluation.corpus.results import minutes, table
 from evaluation.hostile_answers.cases import FAMILIES
 
 
@@ -18,10 +19,6 @@ def load_results(folder: Path) -> list[dict]:
     return corpus_results.load_results(folder)
 
 
-def _seconds(value: float) -> str:
-    return f"{int(value // 60)}m{value % 60:04.1f}s" if value >= 60 else f"{value:.1f}s"
-
-
 def render(results: list[dict[str, Any]], *, markdown: bool = False) -> str:
     rows = []
     for family in [*FAMILIES, *sorted({r["family"] for r in results} - set(FAMILIES))]:
@@ -29,22 +26,14 @@ def render(results: list[dict[str, Any]], *, markdown: bool = False) -> str:
         if mine:
             rows.append([
                 family, str(len(mine)), str(sum(r["correct"] for r in mine)),
-                str(sum(r["crashed"] for r in mine)), _seconds(sum(r["duration_s"] for r in mine)),
+                str(sum(r["crashed"] for r in mine)), minutes(sum(r["duration_s"] for r in mine)),
             ])  # fmt: skip
     rows.append([
         "all", str(len(results)), str(sum(r["correct"] for r in results)),
-        str(sum(r["crashed"] for r in results)), _seconds(sum(r["duration_s"] for r in results)),
+        str(sum(r["crashed"] for r in results)), minutes(sum(r["duration_s"] for r in results)),
     ])  # fmt: skip
     header = ["family", "tried", "decision correct", "crashes", "heal time (sum)"]
-    if markdown:
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-    else:
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        lines = [
-            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-            for row in [header, *rows]
-        ]
+    lines = table(header, rows, markdown)
     wrong = [r for r in results if not r["correct"]]
     if wrong:
         lines += ["", "Wrong decisions and crashes:"]

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
+
+from evaluation.corpus.cases import CaseError, FamilyModule, read_cases, unique
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "tests" / "action" / "hostile_events"
 FAMILIES = ("look-alikes", "placement", "arguments", "size", "authors", "forks", "branches", "settings")
 DECISIONS = ("heal", "ignore", "refuse")
 EVENTS = ("issue_comment", "workflow_run")
-
-
-class CaseError(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -41,39 +39,14 @@ class Case:
 KEYS = {f.name for f in fields(Case)}
 
 
-def _literal(tree: ast.Module, name: str, path: Path) -> object:
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            try:
-                return ast.literal_eval(node.value)
-            except ValueError as exc:
-                raise CaseError(f"{path.name}: {name} must be a literal") from exc
-    raise CaseError(f"{path.name}: no {name} = ...")
-
-
 def load_cases(folder: Path = CASES_DIR) -> list[Case]:
-    cases: list[Case] = []
-    for path in sorted(folder.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        family = str(_literal(tree, "FAMILY", path))
-        entries = _literal(tree, "CASES", path)
-        if not isinstance(entries, list):
-            raise CaseError(f"{path.name}: CASES must be a list")
-        for entry in entries:
-            unknown = set(entry) - KEYS
-            if unknown:
-                raise CaseError(f"{path.name}: {entry.get('id')}: unknown keys {sorted(unknown)}")
-            case = Case(**{"family": family, **entry})
-            if case.expect not in DECISIONS or case.event not in EVENTS or case.family not in FAMILIES:
-                raise CaseError(f"{path.name}: {case.id}: expect, event or family is not one of ours")
-            cases.append(case)
-    cases.sort(key=lambda c: FAMILIES.index(c.family))
-    for what, values in (
-        ("case ids", [c.id for c in cases]),
-        ("branches", [c.branch for c in cases if c.branch]),
-    ):
-        if len(values) != len(set(values)):
-            raise CaseError(f"duplicate {what}: {sorted({v for v in values if values.count(v) > 1})}")
+    cases = read_cases(folder, _case, keys=KEYS, families=FAMILIES)
+    unique("branches", [c.branch for c in cases if c.branch])
     return cases
+
+
+def _case(module: FamilyModule, entry: dict[str, Any]) -> Case:
+    case = Case(**{"family": module.family, **entry})
+    if case.expect not in DECISIONS or case.event not in EVENTS or case.family not in FAMILIES:
+        raise CaseError(f"{module.path.name}: {case.id}: expect, event or family is not one of ours")
+    return case

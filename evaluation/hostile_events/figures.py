@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluation import corpus_results
-from evaluation.corpus_results import table
+from evaluation.corpus import results as corpus_results
+from evaluation.corpus.results import table
 from evaluation.hostile_events.cases import FAMILIES
 
 RUNNERS = ("action", "bot")

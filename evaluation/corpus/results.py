@@ -4,6 +4,7 @@ subfolder per backend or runner where a case runs more than once), and a plain o
     save_result(folder, result, group="")     folder/[group/]<case>.json
     load_results(folder, grouped=False)       every saved result, in file-name order
     table(header, rows, markdown=False)       lines of an aligned text table, or a Markdown one
+    minutes(seconds)                          "42.0s", or "3m07.5s" from a minute on
 """
 
 from __future__ import annotations
@@ -31,3 +32,7 @@ def table(header: list[str], rows: list[list[str]], markdown: bool = False) -> l
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return [fmt.format(*header).rstrip(), *(fmt.format(*row).rstrip() for row in rows)]
+
+
+def minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)}m{seconds % 60:04.1f}s" if seconds >= 60 else f"{seconds:.1f}s"
