@@ -463,7 +463,7 @@ def test_a_model_provider_without_its_key_exits_2(make_repo, tmp_path, capsys, m
 
 
 def test_model_flags_parse_as_documented():
-    from selfheal.cli import build_parser
+    from selfheal.cli.parsers import build_parser
 
     args = build_parser().parse_args([
         "heal", "repo", "--provider", "anthropic", "--model", "claude-opus-4-7",
@@ -475,7 +475,7 @@ def test_model_flags_parse_as_documented():
 
 
 def test_set_takes_model_settings_and_no_option_is_abbreviated(make_repo, tmp_path, capsys):
-    from selfheal.cli import build_parser
+    from selfheal.cli.parsers import build_parser
 
     args = build_parser().parse_args(["heal", "repo", "--set", "llm.timeout=2", "--set", "llm.max-retries=1"])
     assert (args.set, args.setup_command) == (["llm.timeout=2", "llm.max-retries=1"], None)
@@ -496,7 +496,7 @@ def test_set_takes_model_settings_and_no_option_is_abbreviated(make_repo, tmp_pa
 def test_allow_direct_requirements_is_the_callers_flag_and_reaches_the_heals_config(
     make_repo, tmp_path, capsys
 ):
-    from selfheal.cli import build_parser
+    from selfheal.cli.parsers import build_parser
 
     assert build_parser().parse_args(["heal", "repo"]).allow_direct_requirements is False
     assert (
@@ -513,7 +513,7 @@ def test_allow_direct_requirements_is_the_callers_flag_and_reaches_the_heals_con
 def test_no_command_takes_abbreviated_options():
     import argparse
 
-    from selfheal.cli import build_parser
+    from selfheal.cli.parsers import build_parser
 
     def parsers(parser: argparse.ArgumentParser):
         yield parser

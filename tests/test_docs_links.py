@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from selfheal.cli import build_parser
+from selfheal.cli.parsers import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

@@ -2,8 +2,8 @@
 
 `docs/configuration.md` holds a hand-written introduction and markers such as
 `<!-- generated: cli-options -->`; on every build each marker is replaced by tables read from the
-definitions themselves: the argparse parsers of `selfheal/cli.py` (and `evaluation/bench`'s, which
-`selfheal bench` hands its arguments to), `HealConfig` and the `[tool.selfheal]` keys of
+definitions themselves: the argparse parsers of `selfheal/cli/parsers.py` (and `evaluation/bench`'s,
+which `selfheal bench` hands its arguments to), `HealConfig` and the `[tool.selfheal]` keys of
 `selfheal/agent/config.py`, and `action.yml` with the `ActionInputs` it is parsed into. A marker
 that is missing or unknown fails the build, so the page cannot quietly lose a table.
 """
@@ -110,7 +110,7 @@ def toml_value(value: Any) -> str:
 
 
 def cli_options() -> str:
-    cli = importlib.import_module("selfheal.cli")
+    cli = importlib.import_module("selfheal.cli.parsers")
     heal_config = importlib.import_module("selfheal.agent.config").HealConfig
     config_defaults = {
         f.name: f.default for f in dataclasses.fields(heal_config) if f.default is not dataclasses.MISSING

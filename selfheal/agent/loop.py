@@ -9,7 +9,8 @@ stopping asks, the result says what was tried (`HealStopped`); SIGTERM or Ctrl-C
 and re-raises as `HealInterrupted` carrying that result, so the caller writes its report before
 it exits. Problems of the request (bad path, missing interpreter, unknown command) raise
 `ConfigError` before anything is run. The steps live in `prepare` (before the repair), `rounds`
-(the repair) and `postrepair` (after a patch holds); they share one `HealState`.
+(the repair), and after a patch holds `fixchoice` (which plausible patch ships), `postrepair`
+(its new tests) and `modelrounds` (the model's round and critic); they share one `HealState`.
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ import time
 from selfheal.agent.config import HealConfig
 from selfheal.agent.events import EventSink, count, stage
 from selfheal.agent.exceptions import ConfigError, HealInterrupted, HealStopped
+from selfheal.agent.fixchoice import FixChoice
 from selfheal.agent.localize.spectrum import source_files
 from selfheal.agent.model.strategy import ModelSetup
+from selfheal.agent.modelrecord import record_model
+from selfheal.agent.modelrounds import ModelRounds
 from selfheal.agent.postrepair import AfterRepair
 from selfheal.agent.prepare import (
     check_interpreter,
@@ -174,10 +178,12 @@ class HealRun:
         result.metrics.source_lines = code_lines(sources)
         self.state = HealState(config, workspace, session, events, python, runner, sources, result, strategy)
         self.rounds = RepairRounds(self.state)
-        self.after = AfterRepair(self.state, self.rounds)
+        self.choice = FixChoice(self.state, self.rounds)
+        self.after = AfterRepair(self.state, self.rounds, self.choice)
+        self.model_rounds = ModelRounds(self.after)
 
     def execute(self) -> HealResult:
-        state, result, after = self.state, self.state.result, self.after
+        state, result, after, model_rounds = self.state, self.state.result, self.after, self.model_rounds
         check_interpreter(state)
         baseline, coverage = run_baseline(state)
         result.baseline = baseline
@@ -216,16 +222,18 @@ class HealRun:
             )
             if result.verdict is not None and result.changes:
                 if result.verdict.holds:
-                    after.compare_fixes(baseline)
+                    self.choice.compare_fixes(baseline)
                 after.prove_new_tests(new_tests, targets)
-                state.model_step(lambda: after.qa_round(baseline, coverage, new_tests, targets))
-                state.model_step(lambda: after.critique(screener, baseline, targets, coverage, new_tests))
+                state.model_step(lambda: model_rounds.qa_round(baseline, coverage, new_tests, targets))
+                state.model_step(
+                    lambda: model_rounds.critique(screener, baseline, targets, coverage, new_tests)
+                )
                 after.review_overfit(targets)
         finally:
             screener.close()
             result.metrics.screener = screener.name
             if state.model is not None:
-                after.record_model(state.model)
+                record_model(state, state.model)
         return state.finish(result.verdict.status if result.verdict else NOT_HEALED)
 
     def stopped(self, reason: str) -> HealResult:

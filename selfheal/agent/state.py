@@ -1,8 +1,8 @@
 """What the steps of one heal share: its inputs, its sandbox session, and the result being built.
 
 `HealState` is made once by `loop.HealRun` and handed to the steps before the repair (`prepare`),
-the repair rounds (`rounds`) and the steps after it (`postrepair`); each step writes what it
-found into `result`.
+the repair rounds (`rounds`) and the steps after it (`fixchoice`, `postrepair`, `modelrounds`,
+`modelrecord`); each step writes what it found into `result`.
 """
 
 from __future__ import annotations

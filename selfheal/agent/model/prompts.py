@@ -38,7 +38,7 @@ import jsonschema
 import yaml
 
 from selfheal.agent.exceptions import PromptError
-from selfheal.agent.model.answers import describe
+from selfheal.agent.model.answershape import describe
 from selfheal.agent.model.llm.base import Message
 from selfheal.agent.model.untrusted import fenced
 

@@ -21,9 +21,10 @@ from typing import Any
 from selfheal.agent.events import Trace
 from selfheal.agent.exceptions import HealError
 from selfheal.agent.report.checkpoints import FOLDER
-from selfheal.agent.report.html import CONVERSATION_FILE, write_html
+from selfheal.agent.report.html import write_html
 from selfheal.agent.report.reportjson import build_report
 from selfheal.agent.report.result import HealResult
+from selfheal.agent.report.runfiles import CONVERSATION_FILE
 from selfheal.agent.report.summary import build_summary
 from selfheal.sandbox.secrets import Scrubber, process_scrubber
 

@@ -5,17 +5,10 @@ import json
 import pytest
 
 from selfheal.agent.exceptions import AnswerError, ProviderRateLimited
-from selfheal.agent.model.answers import (
-    ECHO_CHARS,
-    MAX_ANSWER_CHARS,
-    ask_structured,
-    close_truncated,
-    coerce,
-    describe,
-    drop_trailing_commas,
-    extract_json,
-    parse_answer,
-)
+from selfheal.agent.model.answercoerce import coerce
+from selfheal.agent.model.answerjson import close_truncated, drop_trailing_commas, extract_json
+from selfheal.agent.model.answers import ECHO_CHARS, MAX_ANSWER_CHARS, ask_structured, parse_answer
+from selfheal.agent.model.answershape import describe
 from selfheal.agent.model.llm import Message, Reply, ScriptedModel, Usage
 
 SCHEMA = {

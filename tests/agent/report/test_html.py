@@ -21,19 +21,12 @@ from selfheal.agent.localize.excerpt import suspect_excerpt
 from selfheal.agent.loop import heal
 from selfheal.agent.model.llm import Reply, ScriptedModel, ToolCall, Usage
 from selfheal.agent.model.strategy import ModelSetup
-from selfheal.agent.report.html import (
-    BAR_BOX,
-    CONVERSATION_FILE,
-    DIGIT_W,
-    HTML_FILE,
-    RunFiles,
-    bar_geometry,
-    changed_lines,
-    inline_markdown,
-    render_html,
-    sandbox_line,
-)
+from selfheal.agent.report.html import HTML_FILE, inline_markdown, render_html
+from selfheal.agent.report.htmlcharts import BAR_BOX, DIGIT_W, bar_geometry
+from selfheal.agent.report.htmlheat import changed_lines
+from selfheal.agent.report.htmlsections import sandbox_line
 from selfheal.agent.report.outputs import write_outputs
+from selfheal.agent.report.runfiles import CONVERSATION_FILE, RunFiles
 from selfheal.cli import main
 from selfheal.sandbox import LocalSandbox
 from tests.agent.localize.test_excerpt import SOURCE, suspects

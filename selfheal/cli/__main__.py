@@ -1,0 +1,5 @@
+import sys
+
+from selfheal.cli.program import main
+
+sys.exit(main())
