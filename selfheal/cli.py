@@ -39,7 +39,7 @@ from selfheal.agent.report.outputs import (
 )
 from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, HealResult
 from selfheal.agent.run.workspace import apply_to_origin
-from selfheal.bot.serverconfig import add_serve_arguments
+from selfheal.bot.server.config import add_serve_arguments
 from selfheal.cli_memory import add_memory_commands, run_memory_command
 from selfheal.progress import ProgressDisplay
 from selfheal.sandbox.exceptions import SandboxUnavailable
@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("memory", "report"):
             return run_memory_command(args, env)
         if args.command == "bot":
-            from selfheal.bot.server import run_server
+            from selfheal.bot.server.serve import run_server
 
             return run_server(args, env)
     return EXIT_BAD_INPUT
