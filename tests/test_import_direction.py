@@ -2,8 +2,10 @@
 
 sandbox imports nothing of ours; agent never imports bot or action; nothing imports evaluation.
 Inside agent/, the stages come in the order of one heal, and a stage imports only earlier ones
-and the shared modules; no stage imports the loop; and no module of selfheal/ or evaluation/ is
-part of an import circle.
+and the shared modules; no stage imports the loop. Inside bot/, the webhook server (server/) may
+import the heal service at the top of bot/ and the GitHub side (github/), the top may import the
+GitHub side, and the GitHub side only bot/'s errors. No module of selfheal/ or evaluation/ is part
+of an import circle.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ ALLOWED = {
 STAGES = ("run", "localize", "repair", "newtests", "model", "report")
 # agent/'s top-level modules every stage may use; the other top-level modules are the loop's
 SHARED = ("config", "exceptions", "events", "verdict")
+# bot/'s rooms -> the rooms each may import; "top" is the heal service and what it reads at the top of bot/
+BOT_ALLOWED = {"server": {"top", "github", "shared"}, "top": {"github", "shared"}, "github": {"shared"}}
+# bot/'s top-level modules every room may use
+BOT_SHARED = ("exceptions",)
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -177,6 +183,30 @@ def backward_imports(graph: dict[str, set[str]]) -> list[str]:
     return found
 
 
+def bot_room_of(module: str) -> str | None:
+    """A module of bot/ -> "server", "github", "shared" or "top"; None outside bot/."""
+    parts = module.split(".")
+    if parts[:2] != ["selfheal", "bot"] or len(parts) < 3:
+        return None
+    if parts[2] in ("server", "github"):
+        return parts[2]
+    return "shared" if parts[2] in BOT_SHARED else "top"
+
+
+def bot_imports_against_direction(graph: dict[str, set[str]]) -> list[str]:
+    found = []
+    for module, imported in sorted(graph.items()):
+        room = bot_room_of(module)
+        if room is None or room == "shared":
+            continue
+        for target in sorted(imported):
+            other = bot_room_of(target)
+            if other is None or other == room or other in BOT_ALLOWED[room]:
+                continue
+            found.append(f"{module} ({room}) imports {target} ({other})")
+    return found
+
+
 def test_no_module_of_selfheal_or_evaluation_is_in_an_import_circle():
     graph = module_graph(ROOT, ("selfheal", "evaluation"))
     assert "evaluation.faults.harness" in graph and "selfheal.agent.loop" in graph
@@ -193,6 +223,19 @@ def test_every_stage_and_the_loop_are_where_the_checks_look():
     assert {p.name for p in (PACKAGE / "agent").iterdir() if p.is_dir() and p.name != "__pycache__"} == set(
         STAGES
     )
+
+
+def test_bots_rooms_import_only_in_their_direction():
+    assert bot_imports_against_direction(module_graph(ROOT)) == []
+
+
+def test_bots_rooms_are_where_the_checks_look():
+    rooms = {bot_room_of(m) for m in module_graph(ROOT)} - {None}
+    assert rooms == {"server", "github", "shared", "top"}
+    assert {p.name for p in (PACKAGE / "bot").iterdir() if p.is_dir() and p.name != "__pycache__"} == {
+        "server",
+        "github",
+    }
 
 
 @pytest.fixture
@@ -242,4 +285,21 @@ def test_a_temporary_backward_stage_import_is_found(tree_copy):
         f"{agent_}.localize.temp_loop (localize) imports {agent_}.loop: only the loop imports the loop",
         f"{agent_}.repair.temp_late (repair) imports {agent_}.report.result: report is a later stage",
         f"{agent_}.run.temp_early (run) imports {agent_}.repair.search: repair is a later stage",
+    ]
+
+
+def test_a_temporary_import_against_bots_direction_is_found(tree_copy):
+    bot = tree_copy / "selfheal" / "bot"
+    (bot / "github" / "temp_up.py").write_text("from selfheal.bot.server.jobs import Job\n")
+    (bot / "github" / "temp_top.py").write_text("def f():\n    from selfheal.bot.service import Bot\n")
+    (bot / "temp_server.py").write_text("import selfheal.bot.server.queue\n")
+    (bot / "server" / "temp_fine.py").write_text(
+        "from selfheal.bot.exceptions import BotError\nfrom selfheal.bot.github.client import GitHubClient\n"
+        "from selfheal.bot.service import Bot\n"
+    )
+    (bot / "github" / "temp_errors.py").write_text("from selfheal.bot.exceptions import GitError\n")
+    assert bot_imports_against_direction(module_graph(tree_copy)) == [
+        "selfheal.bot.github.temp_top (github) imports selfheal.bot.service (top)",
+        "selfheal.bot.github.temp_up (github) imports selfheal.bot.server.jobs (server)",
+        "selfheal.bot.temp_server (top) imports selfheal.bot.server.queue (server)",
     ]

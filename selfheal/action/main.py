@@ -36,10 +36,12 @@ from selfheal.agent.report.outputs import runs_folder
 from selfheal.agent.report.result import HEALED, PARTIAL
 from selfheal.bot.events import load_event, parse_event
 from selfheal.bot.exceptions import BotError, public_words
-from selfheal.bot.github import DEFAULT_API_URL, GitHubClient
-from selfheal.bot.gitops import Identity
-from selfheal.bot.proposal import proposal_key
-from selfheal.bot.service import Bot, BotSettings, Outcome
+from selfheal.bot.github.client import DEFAULT_API_URL, GitHubClient
+from selfheal.bot.github.gitops import Identity
+from selfheal.bot.github.proposal import proposal_key
+from selfheal.bot.outcome import Outcome
+from selfheal.bot.service import Bot
+from selfheal.bot.settings import BotSettings
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

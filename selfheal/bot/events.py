@@ -14,9 +14,9 @@ from typing import Any
 from selfheal.bot.commands import HealCommand, parse_command, strip_hidden
 from selfheal.bot.eventschema import check_payload
 from selfheal.bot.exceptions import EventError
+from selfheal.bot.github.markup import MARKER
 
 COMMENT, WORKFLOW_RUN, DISPATCH = "issue_comment", "workflow_run", "workflow_dispatch"
-MARKER = "<!-- selfheal -->"  # in every comment selfheal writes; such comments are never commands
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ The memory commands read the local store (`.selfheal/memory.jsonl` of --repo: by
 repository the last heal run from this folder healed, else `.`) or, with
 --github OWNER/REPO and a token in the environment variable --token-env names (GITHUB_TOKEN by
 default), the repository's `selfheal-memory` branch on GitHub, through git with the token in a
-header only (`selfheal.bot.gitops.Remote`).
+header only (`selfheal.bot.github.gitops.Remote`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from selfheal.agent.report.html import write_html
 from selfheal.agent.report.lastheal import last_healed
 from selfheal.agent.report.memory import LocalMemory, MemoryRecord, find, recall_counts, render_lines
 from selfheal.bot.exceptions import BotError
-from selfheal.bot.gitops import Remote
-from selfheal.bot.memorybranch import MEMORY_BRANCH, MemoryBranch
+from selfheal.bot.github.gitops import Remote
+from selfheal.bot.github.memorybranch import MEMORY_BRANCH, MemoryBranch
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

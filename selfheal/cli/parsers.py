@@ -8,7 +8,7 @@ from pathlib import Path
 
 from selfheal import __version__
 from selfheal.agent.model.llm import ROLES
-from selfheal.bot.serverconfig import add_serve_arguments
+from selfheal.bot.server.config import add_serve_arguments
 from selfheal.cli.memory import add_memory_commands
 
 

@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("memory", "report"):
             return run_memory_command(args, env)
         if args.command == "bot":
-            from selfheal.bot.server import run_server
+            from selfheal.bot.server.serve import run_server
 
             return run_server(args, env)
     return EXIT_BAD_INPUT

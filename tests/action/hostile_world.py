@@ -20,7 +20,7 @@ from typing import Any
 
 from evaluation.hostile_events.cases import Case
 from selfheal.agent.report.result import HEALED, NOT_HEALED, NOTHING_TO_HEAL, PARTIAL
-from selfheal.bot.memorybranch import MEMORY_BRANCH
+from selfheal.bot.github.memorybranch import MEMORY_BRANCH
 from tests.action.conftest import COLLABORATORS, REPO, World, seed_remote
 from tests.action.hostile_figures import save
 from tests.bot import payloads

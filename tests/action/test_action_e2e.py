@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from selfheal.bot.memorybranch import MEMORY_BRANCH
+from selfheal.bot.github.memorybranch import MEMORY_BRANCH
 from tests.action.conftest import REPO, World, all_text_under
 from tests.bot import payloads
 from tests.conftest import git

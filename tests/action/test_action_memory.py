@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 
-from selfheal.bot.memorybranch import MEMORY_BRANCH
+from selfheal.bot.github.memorybranch import MEMORY_BRANCH
 from tests.action.conftest import REPO, World
 from tests.action.test_action_e2e import assert_no_token_anywhere, pulls_by_head, remote_branches
 from tests.bot import payloads

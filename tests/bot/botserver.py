@@ -26,7 +26,7 @@ import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from selfheal.bot.webhook import signature
+from selfheal.bot.server.webhook import signature
 from tests.action.conftest import COLLABORATORS, REPO, seed_remote
 from tests.fakes.github_server import FakeGitHub
 

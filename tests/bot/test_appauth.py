@@ -11,9 +11,9 @@ import jwt
 import pytest
 from github import GithubException
 
-from selfheal.bot.appauth import AppTokens
 from selfheal.bot.exceptions import CredentialsError, GitHubError, ServerConfigError
-from selfheal.bot.github import GitHubClient
+from selfheal.bot.github.appauth import AppTokens
+from selfheal.bot.github.client import GitHubClient
 from tests.action.conftest import REPO
 from tests.bot.botserver import APP_ID, INSTALLATION, BotWorld, app_state, key_body, make_app_key
 from tests.fakes.github_server import FakeGitHub

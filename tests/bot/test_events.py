@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from selfheal.bot.events import MARKER, Skip, Trigger, load_event, parse_event
+from selfheal.bot.events import Skip, Trigger, load_event, parse_event
 from selfheal.bot.exceptions import EventError
+from selfheal.bot.github.markup import MARKER
 from tests.bot import payloads
 
 

@@ -10,11 +10,12 @@ import pytest
 
 from selfheal.bot.events import parse_event
 from selfheal.bot.exceptions import GitError
-from selfheal.bot.gitdata import ApiStage
-from selfheal.bot.github import GitHubClient
-from selfheal.bot.gitops import Identity
-from selfheal.bot.publish import CREATED, NONE, UPDATED, Change, publish_pull
-from selfheal.bot.service import Bot, BotSettings
+from selfheal.bot.github.client import GitHubClient
+from selfheal.bot.github.gitdata import ApiStage
+from selfheal.bot.github.gitops import Identity
+from selfheal.bot.github.publish import CREATED, NONE, UPDATED, Change, publish_pull
+from selfheal.bot.service import Bot
+from selfheal.bot.settings import BotSettings
 from tests.action.conftest import REPO, seed_remote
 from tests.bot import payloads
 from tests.conftest import git

@@ -13,11 +13,11 @@ import pytest
 
 from selfheal.agent.events import Event
 from selfheal.bot.exceptions import GitError, GitHubError
-from selfheal.bot.gitdata import ApiStage
-from selfheal.bot.github import GitHubClient
-from selfheal.bot.gitops import Identity, Remote
-from selfheal.bot.progress import ProgressComment
-from selfheal.bot.publish import CREATED, Change, publish_pull
+from selfheal.bot.github.client import GitHubClient
+from selfheal.bot.github.gitdata import ApiStage
+from selfheal.bot.github.gitops import Identity, Remote
+from selfheal.bot.github.progress import ProgressComment
+from selfheal.bot.github.publish import CREATED, Change, publish_pull
 from tests.conftest import git
 from tests.fakes.github_server import FakeGitHub
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from selfheal.bot.exceptions import GitError
-from selfheal.bot.gitops import Identity, Remote, RemoteCommit
-from selfheal.bot.publish import BODY_LIMIT, fit_body
+from selfheal.bot.github.gitops import Identity, Remote, RemoteCommit
+from selfheal.bot.github.publish import BODY_LIMIT, fit_body
 from tests.action.conftest import all_text_under
 from tests.conftest import git
 from tests.fakes.github_server import FakeGitHub

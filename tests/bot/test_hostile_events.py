@@ -1,6 +1,6 @@
 """The hostile-events corpus through the webhook bot: each event delivered, signed as GitHub signs it,
-to `selfheal bot serve --executor local` (a real process), which decides at intake (webhook.py) and
-heals in a worker (service.py Bot.handle). Per case: no crash (no traceback in the server's log, no
+to `selfheal bot serve --executor local` (a real process), which decides at intake (bot/server/webhook.py) and
+heals in a worker (bot/service.py Bot.handle). Per case: no crash (no traceback in the server's log, no
 internal error or failed job), the right decision, and on the fake GitHub exactly its traces
 (tests/action/hostile_world.py). The cases share one server and fake GitHub."""
 

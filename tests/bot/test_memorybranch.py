@@ -8,8 +8,8 @@ import json
 import threading
 from pathlib import Path
 
-from selfheal.bot.gitops import Remote
-from selfheal.bot.memorybranch import MEMORY_BRANCH, MemoryBranch
+from selfheal.bot.github.gitops import Remote
+from selfheal.bot.github.memorybranch import MEMORY_BRANCH, MemoryBranch
 from tests.agent.report.test_memory import record
 from tests.bot.test_gitops import TOKEN
 from tests.bot.test_gitops import fake as fake

@@ -1,11 +1,11 @@
-"""When the pull request is a draft whatever the settings (bot/service.py `needs_review`): a human
+"""When the pull request is a draft whatever the settings (bot/change.py `needs_review`): a human
 decides before anyone can merge a patch the heal itself doubts."""
 
 from __future__ import annotations
 
 from selfheal.agent.repair.overfit import OverfitRisk
 from selfheal.agent.report.result import PARTIAL
-from selfheal.bot.service import needs_review
+from selfheal.bot.change import needs_review
 from tests.agent.report.test_confidence import healed
 
 READY = {"confidence": {"probability": 0.91, "ready": True, "threshold": 0.85, "reasons": []}}

@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 import time
 
-from selfheal.bot.pgqueue import PgJobQueue
-from selfheal.bot.queue import JobResult
+from selfheal.bot.server.jobs import JobResult
+from selfheal.bot.server.pgqueue import PgJobQueue
 
 
 def test_two_servers_claiming_at_once_take_each_job_once_and_one_per_lane(postgres_url: str) -> None:
@@ -78,7 +78,7 @@ def test_signature_lanes_exclude_each_other_across_servers(postgres_url: str) ->
 
 
 def test_two_servers_on_one_database_count_one_daily_cap(postgres_url: str) -> None:
-    from selfheal.bot.spend import PgDailySpend
+    from selfheal.bot.server.spend import PgDailySpend
 
     first, second = PgDailySpend(postgres_url, 2.0), PgDailySpend(postgres_url, 2.0)
     first.record(77, 0.75)

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from selfheal.agent.events import Event
-from selfheal.bot.markup import after_marker, inert
-from selfheal.bot.progress import ProgressComment
-from selfheal.bot.proposal import Proposal, ProposalError, proposal_key
+from selfheal.bot.github.markup import after_marker, inert
+from selfheal.bot.github.progress import ProgressComment
+from selfheal.bot.github.proposal import Proposal, ProposalError, proposal_key
 
 REPO = "acme/widgets"
 SHA = "a" * 40

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from selfheal.bot.github import GitHubClient
-from selfheal.bot.gitops import Identity, Remote
-from selfheal.bot.publish import CREATED, NONE, UPDATED, Change, publish_pull
+from selfheal.bot.github.client import GitHubClient
+from selfheal.bot.github.gitops import Identity, Remote
+from selfheal.bot.github.publish import CREATED, NONE, UPDATED, Change, publish_pull
 from tests import gitpoison
 from tests.conftest import git
 from tests.fakes.github_server import FakeGitHub

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from selfheal.bot.exceptions import BotError
-from selfheal.bot.gitdata import ApiStage
-from selfheal.bot.github import GitHubClient
-from selfheal.bot.gitops import Built, Identity, Remote, RemoteCommit
-from selfheal.bot.publish import (
+from selfheal.bot.github.client import GitHubClient
+from selfheal.bot.github.gitdata import ApiStage
+from selfheal.bot.github.gitops import Built, Identity, Remote, RemoteCommit
+from selfheal.bot.github.publish import (
     CREATED,
     UNPUBLISHABLE,
     UPDATED,

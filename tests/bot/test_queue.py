@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from selfheal.bot.exceptions import QueueError
-from selfheal.bot.queue import DONE, FAILED, QUEUED, RUNNING, JobQueue, JobResult
+from selfheal.bot.server.jobs import DONE, FAILED, QUEUED, RUNNING, JobResult
+from selfheal.bot.server.queue import JobQueue
 
 
 def payload(n: object) -> str:
@@ -94,7 +95,7 @@ def test_two_processes_claiming_from_one_file_get_disjoint_jobs(tmp_path: Path) 
     for n in range(40):
         add(queue, f"d-{n}", lane=f"lane-{n}")
     script = (
-        "import sys\nfrom pathlib import Path\nfrom selfheal.bot.queue import JobQueue\n"
+        "import sys\nfrom pathlib import Path\nfrom selfheal.bot.server.queue import JobQueue\n"
         "q = JobQueue(Path(sys.argv[1]))\nwhile (job := q.claim(sys.argv[2])) is not None:\n"
         "    print(job.id, flush=True)\n"
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from selfheal.bot.webhook import signature
+from selfheal.bot.server.webhook import signature
 from tests.bot import payloads
 from tests.bot.botserver import BotProcess, BotWorld, installed
 

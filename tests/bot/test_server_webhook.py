@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from selfheal.bot.webhook import signature
+from selfheal.bot.server.webhook import signature
 from tests.bot import payloads
 from tests.bot.botserver import BotWorld, installed, key_body, serve_command, server_env, start_bot
 

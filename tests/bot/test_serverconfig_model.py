@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from selfheal.bot.exceptions import ServerConfigError
-from selfheal.bot.serverconfig import add_serve_arguments, config_from_args
-from selfheal.bot.spend import DailySpend
+from selfheal.bot.server.config import add_serve_arguments, config_from_args
+from selfheal.bot.server.spend import DailySpend
 
 SECRET = {"SELFHEAL_WEBHOOK_SECRET": "s" * 32}
 
@@ -71,7 +71,7 @@ def test_the_daily_cap_lowers_a_jobs_budget_and_adds_up_per_installation(tmp_pat
 
 
 def test_allow_direct_requirements_is_the_operators_flag_and_reaches_every_heal(tmp_path: Path) -> None:
-    from selfheal.bot.executors import LocalExecutor
+    from selfheal.bot.server.executors import LocalExecutor
 
     off = config_from_args(parse(tmp_path), SECRET)
     on = config_from_args(parse(tmp_path, "--allow-direct-requirements"), SECRET)

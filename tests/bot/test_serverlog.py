@@ -1,4 +1,4 @@
-"""The bot server's log (bot/serverlog.py): one line per thing, secrets masked, nothing that drives a
+"""The bot server's log (bot/server/log.py): one line per thing, secrets masked, nothing that drives a
 terminal."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import re
 
-from selfheal.bot.serverlog import Redactor, ServerLog, printable
+from selfheal.bot.server.log import Redactor, ServerLog, printable
 
 TOKEN = "ghs_0123456789abcdefABCDEF"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from selfheal.bot.events import parse_event
-from selfheal.bot.webhook import lane_for, signature, verify
+from selfheal.bot.server.webhook import lane_for, signature, verify
 from tests.bot import payloads
 
 # GitHub's documented test values ("Validating webhook deliveries": testing the webhook payload validation)

@@ -25,16 +25,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any, TextIO
 
-from selfheal.bot.appauth import AppTokens
-from selfheal.bot.asgi import HttpServer, WebhookApp
 from selfheal.bot.exceptions import BotError, CredentialsError, GitHubError, QueueError, ServerConfigError
-from selfheal.bot.executors import Executor, make_executor
-from selfheal.bot.metrics import ServerMetrics
-from selfheal.bot.queue import Job, JobResult, Queue
-from selfheal.bot.queues import open_queue
-from selfheal.bot.serverconfig import ServerConfig, check_unseen_by_jobs, config_from_args
-from selfheal.bot.serverlog import Redactor, ServerLog
-from selfheal.bot.webhook import Answer, Intake
+from selfheal.bot.github.appauth import AppTokens
+from selfheal.bot.server.asgi import HttpServer, WebhookApp
+from selfheal.bot.server.config import ServerConfig, check_unseen_by_jobs, config_from_args
+from selfheal.bot.server.executors import Executor, make_executor
+from selfheal.bot.server.jobs import Job, JobResult, Queue
+from selfheal.bot.server.log import Redactor, ServerLog
+from selfheal.bot.server.metrics import ServerMetrics
+from selfheal.bot.server.queues import open_queue
+from selfheal.bot.server.webhook import Answer, Intake
 
 EXIT_STOPPED, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 HEARTBEAT_S = 3.0

@@ -1,9 +1,5 @@
-"""A durable job queue in one SQLite file (WAL mode): one row per accepted webhook delivery.
-
-    queued --claim--> running --finish--> done
-                         |  \\--finish (retry, attempts left)--> queued (after a delay)
-                         |   \\-finish (no retry / attempts spent)--> failed
-                         \\--release (graceful stop) / recover (after a crash)--> queued
+"""A durable job queue in one SQLite file (WAL mode): one row per accepted webhook delivery, in the
+states of jobs.py, with the statements of jobsql.py.
 
 * The delivery id is unique: a redelivery of the same id is recognised and queues nothing. So is the
   body's SHA-256: X-GitHub-Delivery is not covered by the signature, and a captured delivery replayed
@@ -32,113 +28,26 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, ParamSpec, Protocol, TypeVar
+from typing import ParamSpec, TypeVar
 
 from selfheal.bot.exceptions import QueueError
+from selfheal.bot.server.jobs import LOCK_TTL_S, LOCK_WAIT_S, STATUSES, Job, JobResult
+from selfheal.bot.server.jobsql import SQLITE, Statements, held, job_from_row, schema
 
-LOCK_TTL_S = 600.0  # a publish takes seconds; a holder gone this long is dead
-LOCK_WAIT_S = 900.0
-
-QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
-STATUSES = (QUEUED, RUNNING, DONE, FAILED)
 SCHEMA_VERSION = 1
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS jobs (
-    id              INTEGER PRIMARY KEY AUTOINCREMENT,
-    delivery_id     TEXT    NOT NULL UNIQUE,
-    event           TEXT    NOT NULL,
-    payload         TEXT    NOT NULL,
-    body_sha256     TEXT    NOT NULL UNIQUE,
-    installation_id INTEGER,
-    repo            TEXT    NOT NULL,
-    lane            TEXT    NOT NULL,
-    status          TEXT    NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
-    attempts        INTEGER NOT NULL DEFAULT 0,
-    claim           TEXT,
-    worker          TEXT,
-    not_before      REAL    NOT NULL DEFAULT 0,
-    created_at      REAL    NOT NULL,
-    updated_at      REAL    NOT NULL,
-    started_at      REAL,
-    finished_at     REAL,
-    result          TEXT,
-    error           TEXT
-);
-CREATE INDEX IF NOT EXISTS jobs_due ON jobs (status, not_before, id);
-CREATE INDEX IF NOT EXISTS jobs_lane ON jobs (lane, status);
-CREATE TABLE IF NOT EXISTS locks (
-    key     TEXT PRIMARY KEY,
-    holder  TEXT NOT NULL,
-    expires REAL NOT NULL
-);
-"""
+SCHEMA = schema(SQLITE)
+SQL = Statements(SQLITE)
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-@dataclass(frozen=True)
-class Job:
-    id: int
-    delivery_id: str
-    event: str
-    payload: dict[str, Any]
-    installation_id: int | None
-    repo: str
-    lane: str
-    status: str
-    attempts: int  # counting the current one while running
-    claim: str | None
-    created_at: float
-    result: str | None = None  # what the job did, once done
-    error: str | None = None  # the last failure or interruption, also of an earlier attempt
-
-
-@dataclass(frozen=True)
-class JobResult:
-    ok: bool  # the job did what it is for (a refusal or "not healed" is ok: it was answered)
-    summary: str  # one line: what happened, or why it failed
-    retry: bool = False  # a failure worth another attempt (GitHub or git unreachable, ...)
-
-
-class Queue(Protocol):
-    """What the server, the intake and the workers use of a queue: SQLite (JobQueue, one server per
-    file) or PostgreSQL (pgqueue.PgJobQueue, shared by several servers)."""
-
-    shared: bool  # other servers may run jobs of this queue: only jobs whose heartbeat stopped are theirs
-
-    def enqueue(
-        self, *, delivery_id: str, event: str, payload: str, repo: str, lane: str,
-        installation_id: int | None = None,
-    ) -> tuple[int, bool]: ...  # fmt: skip
-
-    def claim(self, worker: str) -> Job | None: ...
-
-    def finish(self, job: Job, result: JobResult) -> str | None: ...
-
-    def release(self, job: Job) -> bool: ...
-
-    def recover(self) -> tuple[int, int]: ...
-
-    def heartbeat(self, job: Job) -> bool: ...
-
-    def recover_stale(self) -> tuple[int, int]: ...
-
-    def lane_lock(self, key: str, holder: str) -> AbstractContextManager[None]: ...
-
-    def counts(self) -> dict[str, int]: ...
-
-    def close(self) -> None: ...
 
 
 def _sqlite_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -252,17 +161,11 @@ class JobQueue:
 
         def insert(conn: sqlite3.Connection) -> tuple[int, bool]:
             cursor = conn.execute(
-                "INSERT INTO jobs (delivery_id, event, payload, body_sha256, installation_id, repo, lane, "
-                "status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?) "
-                "ON CONFLICT DO NOTHING",
-                (delivery_id, event, payload, digest, installation_id, repo, lane, now, now),
+                SQL.enqueue, (delivery_id, event, payload, digest, installation_id, repo, lane, now, now)
             )
             if cursor.rowcount == 1:
                 return int(cursor.lastrowid or 0), True
-            row = conn.execute(
-                "SELECT id FROM jobs WHERE delivery_id = ? OR body_sha256 = ? ORDER BY id LIMIT 1",
-                (delivery_id, digest),
-            ).fetchone()
+            row = conn.execute(SQL.seen, (delivery_id, digest)).fetchone()
             return int(row["id"]), False
 
         return self._write(insert)
@@ -274,42 +177,25 @@ class JobQueue:
         token = secrets.token_hex(8)
 
         def take(conn: sqlite3.Connection) -> Job | None:
-            row = conn.execute(
-                "SELECT id FROM jobs WHERE status = 'queued' AND not_before <= ? "
-                "AND lane NOT IN (SELECT lane FROM jobs WHERE status = 'running') ORDER BY id LIMIT 1",
-                (now,),
-            ).fetchone()
+            row = conn.execute(SQL.due, (now,)).fetchone()
             if row is None:
                 return None
-            cursor = conn.execute(
-                "UPDATE jobs SET status = 'running', attempts = attempts + 1, claim = ?, worker = ?, "
-                "started_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'",
-                (token, worker, now, now, row["id"]),
-            )
+            cursor = conn.execute(SQL.take, (token, worker, now, now, row["id"]))
             if cursor.rowcount != 1:
                 return None
-            return _job(conn.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
+            return job_from_row(conn.execute(SQL.get, (row["id"],)).fetchone())
 
         return self._write(take)
 
     @_sqlite_errors("record a job's result")
     def finish(self, job: Job, result: JobResult) -> str | None:
         """Record the result; the job's new status, or None when the claim was no longer held."""
-        now = self.clock()
-        if result.ok:
-            status, sets, values = DONE, "result = ?, finished_at = ?", [result.summary, now]
-        elif result.retry and job.attempts < self.max_attempts:
-            delay = self.retry_delay * 2 ** max(0, job.attempts - 1)
-            status, sets, values = QUEUED, "error = ?, not_before = ?", [result.summary, now + delay]
-        else:
-            status, sets, values = FAILED, "error = ?, finished_at = ?", [result.summary, now]
+        status, sql, params = SQL.finishing(
+            job, result, self.clock(), max_attempts=self.max_attempts, retry_delay=self.retry_delay
+        )
 
         def record(conn: sqlite3.Connection) -> int:
-            return conn.execute(
-                f"UPDATE jobs SET status = ?, {sets}, claim = NULL, updated_at = ? "
-                "WHERE id = ? AND status = 'running' AND claim = ?",
-                (status, *values, now, job.id, job.claim),
-            ).rowcount
+            return conn.execute(sql, params).rowcount
 
         return status if self._write(record) == 1 else None
 
@@ -319,12 +205,7 @@ class JobQueue:
         now = self.clock()
 
         def back(conn: sqlite3.Connection) -> int:
-            return conn.execute(
-                "UPDATE jobs SET status = 'queued', attempts = MAX(attempts - 1, 0), claim = NULL, "
-                "error = 'interrupted: the server stopped while it ran', updated_at = ? "
-                "WHERE id = ? AND status = 'running' AND claim = ?",
-                (now, job.id, job.claim),
-            ).rowcount
+            return conn.execute(SQL.release, (now, job.id, job.claim)).rowcount
 
         return self._write(back) == 1
 
@@ -334,17 +215,8 @@ class JobQueue:
         now = self.clock()
 
         def sweep(conn: sqlite3.Connection) -> tuple[int, int]:
-            failed = conn.execute(
-                "UPDATE jobs SET status = 'failed', claim = NULL, finished_at = ?, updated_at = ?, "
-                "error = 'the server died while running it, ' || attempts || ' times' "
-                "WHERE status = 'running' AND attempts >= ?",
-                (now, now, self.max_attempts),
-            ).rowcount
-            requeued = conn.execute(
-                "UPDATE jobs SET status = 'queued', claim = NULL, updated_at = ?, "
-                "error = 'interrupted: the server died while it ran' WHERE status = 'running'",
-                (now,),
-            ).rowcount
+            failed = conn.execute(SQL.fail_gone, (now, now, self.max_attempts)).rowcount
+            requeued = conn.execute(SQL.requeue_gone, (now,)).rowcount
             conn.execute("DELETE FROM locks")  # held by the jobs of the server that died
             return requeued, failed
 
@@ -375,57 +247,30 @@ class JobQueue:
 
     @_sqlite_errors("free a lock")
     def unlock(self, key: str, holder: str) -> None:
-        self._write(
-            lambda conn: conn.execute("DELETE FROM locks WHERE key = ? AND holder = ?", (key, holder))
-        )
+        self._write(lambda conn: conn.execute(SQL.unlock, (key, holder)))
 
-    @contextmanager
     def lane_lock(
         self, key: str, holder: str, *, wait: float = LOCK_WAIT_S, poll: float = 0.2
-    ) -> Iterator[None]:
+    ) -> AbstractContextManager[None]:
         """Hold `key` (e.g. a repository's failure signature) for the block; wait for another holder
         first. Raises QueueError when it stays taken for `wait` seconds."""
-        deadline = time.monotonic() + wait
-        while not self.try_lock(key, holder):
-            if time.monotonic() > deadline:
-                raise QueueError(f"the lane {key} stayed busy for {wait:.0f}s")
-            time.sleep(poll)
-        try:
-            yield
-        finally:
-            self.unlock(key, holder)
+        return held(
+            lambda: self.try_lock(key, holder), lambda: self.unlock(key, holder), key, wait=wait, poll=poll
+        )
 
     # -- reading ------------------------------------------------------------------------------------
     @_sqlite_errors("count the jobs")
     def counts(self) -> dict[str, int]:
-        rows = self._conn().execute("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status").fetchall()
+        rows = self._conn().execute(SQL.counts).fetchall()
         found = {row["status"]: int(row["n"]) for row in rows}
         return {status: found.get(status, 0) for status in STATUSES}
 
     @_sqlite_errors("read a job")
     def get(self, job_id: int) -> Job | None:
-        row = self._conn().execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        return _job(row) if row else None
+        row = self._conn().execute(SQL.get, (job_id,)).fetchone()
+        return job_from_row(row) if row else None
 
     @_sqlite_errors("read the next due time")
     def next_due(self) -> float | None:
-        row = self._conn().execute("SELECT MIN(not_before) AS t FROM jobs WHERE status = 'queued'").fetchone()
+        row = self._conn().execute(SQL.next_due).fetchone()
         return None if row["t"] is None else float(row["t"])
-
-
-def _job(row: sqlite3.Row) -> Job:
-    return Job(
-        id=int(row["id"]),
-        delivery_id=row["delivery_id"],
-        event=row["event"],
-        payload=json.loads(row["payload"]),
-        installation_id=row["installation_id"],
-        repo=row["repo"],
-        lane=row["lane"],
-        status=row["status"],
-        attempts=int(row["attempts"]),
-        claim=row["claim"],
-        created_at=float(row["created_at"]),
-        result=row["result"],
-        error=row["error"],
-    )

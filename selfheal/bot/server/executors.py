@@ -49,19 +49,21 @@ from typing import Protocol
 from selfheal.agent.exceptions import ConfigError, SelfhealError
 from selfheal.agent.report.memory import memory_key
 from selfheal.agent.report.result import HEALED, PARTIAL
-from selfheal.bot.appauth import AppTokens
-from selfheal.bot.dispatch import dispatch_workflow
-from selfheal.bot.events import COMMENT, DISPATCH, MARKER, WORKFLOW_RUN, Skip, Trigger, parse_event
+from selfheal.bot.events import COMMENT, DISPATCH, WORKFLOW_RUN, Skip, Trigger, parse_event
 from selfheal.bot.exceptions import BotError, CredentialsError, EventError, GitHubError
-from selfheal.bot.github import GitHubClient
-from selfheal.bot.markup import after_marker
-from selfheal.bot.metrics import ServerMetrics
-from selfheal.bot.proposal import proposal_key
-from selfheal.bot.queue import Job, JobResult, Queue
-from selfheal.bot.serverconfig import ServerConfig
-from selfheal.bot.serverlog import JobLog, ServerLog
-from selfheal.bot.service import IGNORED, REFUSED, Bot, BotSettings, Outcome, model_cost, within_daily_cap
-from selfheal.bot.spend import daily_spend
+from selfheal.bot.github.appauth import AppTokens
+from selfheal.bot.github.client import GitHubClient
+from selfheal.bot.github.dispatch import dispatch_workflow
+from selfheal.bot.github.markup import MARKER, after_marker
+from selfheal.bot.github.proposal import proposal_key
+from selfheal.bot.outcome import IGNORED, REFUSED, Outcome
+from selfheal.bot.server.config import ServerConfig
+from selfheal.bot.server.jobs import Job, JobResult, Queue
+from selfheal.bot.server.log import JobLog, ServerLog
+from selfheal.bot.server.metrics import ServerMetrics
+from selfheal.bot.server.spend import daily_spend, model_cost, within_daily_cap
+from selfheal.bot.service import Bot
+from selfheal.bot.settings import BotSettings
 from selfheal.sandbox.exceptions import SandboxError
 
 DEFAULT_HEAL_MINUTES = 10.0

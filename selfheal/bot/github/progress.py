@@ -10,10 +10,9 @@ import sys
 import time
 
 from selfheal.agent.events import Event, describe_finished
-from selfheal.bot.events import MARKER
 from selfheal.bot.exceptions import BotError
-from selfheal.bot.github import GitHubClient
-from selfheal.bot.markup import inert
+from selfheal.bot.github.client import GitHubClient
+from selfheal.bot.github.markup import MARKER, inert
 
 # the steps worth a comment edit; screening events come hundreds per second and are only counted
 SHOWN = {"sandbox", "baseline", "flake_check", "localize", "repair", "validate"}

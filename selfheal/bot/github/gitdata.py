@@ -13,8 +13,8 @@ from pathlib import PurePosixPath
 from types import TracebackType
 
 from selfheal.bot.exceptions import GitError, GitHubError, LeaseLost
-from selfheal.bot.github import GitHubClient
-from selfheal.bot.gitops import Built, Identity, RemoteCommit, check_path
+from selfheal.bot.github.client import GitHubClient
+from selfheal.bot.github.gitops import Built, Identity, RemoteCommit, check_path
 
 FILE_MODES = ("100644", "100755")
 

@@ -1,6 +1,7 @@
 """The job queue in PostgreSQL (`--db postgresql://…`), for several servers sharing one queue.
 
-The same states and the same rules as the SQLite queue (queue.py), with what sharing needs:
+The same states, rules and, where the databases agree, statements as the SQLite queue (queue.py,
+jobsql.py), with what sharing needs:
 
 * A claim takes the oldest due job with `SELECT … FOR UPDATE SKIP LOCKED` (two servers never wait
   for, nor take, the same row), then the lane: a transaction-scoped advisory lock on the lane's hash
@@ -19,53 +20,24 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, ParamSpec, TypeVar
 
 import psycopg
 from psycopg.rows import dict_row
 
 from selfheal.bot.exceptions import QueueError
-from selfheal.bot.queue import LOCK_TTL_S, LOCK_WAIT_S, STATUSES, Job, JobResult
+from selfheal.bot.server.jobs import LOCK_TTL_S, LOCK_WAIT_S, STATUSES, Job, JobResult
+from selfheal.bot.server.jobsql import POSTGRES, Statements, held, job_from_row, schema
 
 P = ParamSpec("P")
 R = TypeVar("R")
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS jobs (
-    id              BIGSERIAL PRIMARY KEY,
-    delivery_id     TEXT    NOT NULL UNIQUE,
-    event           TEXT    NOT NULL,
-    payload         TEXT    NOT NULL,
-    body_sha256     TEXT    NOT NULL UNIQUE,
-    installation_id BIGINT,
-    repo            TEXT    NOT NULL,
-    lane            TEXT    NOT NULL,
-    status          TEXT    NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
-    attempts        INTEGER NOT NULL DEFAULT 0,
-    claim           TEXT,
-    worker          TEXT,
-    heartbeat       DOUBLE PRECISION,
-    not_before      DOUBLE PRECISION NOT NULL DEFAULT 0,
-    created_at      DOUBLE PRECISION NOT NULL,
-    updated_at      DOUBLE PRECISION NOT NULL,
-    started_at      DOUBLE PRECISION,
-    finished_at     DOUBLE PRECISION,
-    result          TEXT,
-    error           TEXT
-);
-CREATE INDEX IF NOT EXISTS jobs_due ON jobs (status, not_before, id);
-CREATE INDEX IF NOT EXISTS jobs_lane ON jobs (lane, status);
-CREATE TABLE IF NOT EXISTS locks (
-    key     TEXT PRIMARY KEY,
-    holder  TEXT NOT NULL,
-    expires DOUBLE PRECISION NOT NULL
-);
-"""
+SCHEMA = schema(POSTGRES)
+SQL = Statements(POSTGRES)
 STALE_AFTER_S = 20.0  # no heartbeat for this long: the server running the job is gone
 
 
@@ -149,18 +121,13 @@ class PgJobQueue:
         digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()
         with self._tx() as cur:
             cur.execute(
-                "INSERT INTO jobs (delivery_id, event, payload, body_sha256, installation_id, repo, lane, "
-                "status, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, 'queued', %s, %s) "
-                "ON CONFLICT DO NOTHING RETURNING id",
+                SQL.enqueue + " RETURNING id",
                 (delivery_id, event, payload, digest, installation_id, repo, lane, now, now),
             )
             row = cur.fetchone()
             if row is not None:
                 return int(row["id"]), True
-            cur.execute(
-                "SELECT id FROM jobs WHERE delivery_id = %s OR body_sha256 = %s ORDER BY id LIMIT 1",
-                (delivery_id, digest),
-            )
+            cur.execute(SQL.seen, (delivery_id, digest))
             found = cur.fetchone()
             if found is None:  # the conflicting row's transaction rolled back: try once more
                 raise QueueError("job database: a concurrent delivery of the same body; redeliver")
@@ -171,12 +138,7 @@ class PgJobQueue:
         now = self.clock()
         token = secrets.token_hex(8)
         with self._tx() as cur:
-            cur.execute(
-                "SELECT id, lane FROM jobs WHERE status = 'queued' AND not_before <= %s "
-                "AND lane NOT IN (SELECT lane FROM jobs WHERE status = 'running') "
-                "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                (now,),
-            )
+            cur.execute(SQL.due + " FOR UPDATE SKIP LOCKED", (now,))
             row = cur.fetchone()
             if row is None:
                 return None
@@ -187,43 +149,24 @@ class PgJobQueue:
             cur.execute("SELECT 1 FROM jobs WHERE lane = %s AND status = 'running' LIMIT 1", (row["lane"],))
             if cur.fetchone() is not None:
                 return None
-            cur.execute(
-                "UPDATE jobs SET status = 'running', attempts = attempts + 1, claim = %s, worker = %s, "
-                "started_at = %s, updated_at = %s, heartbeat = %s WHERE id = %s AND status = 'queued' "
-                "RETURNING *",
-                (token, worker, now, now, now, row["id"]),
-            )
+            cur.execute(SQL.take + " RETURNING *", (token, worker, now, now, now, row["id"]))
             taken = cur.fetchone()
-            return _job(taken) if taken else None
+            return job_from_row(taken) if taken else None
 
     @_pg_errors("record a job's result")
     def finish(self, job: Job, result: JobResult) -> str | None:
-        now = self.clock()
-        if result.ok:
-            status, sets, values = "done", "result = %s, finished_at = %s", [result.summary, now]
-        elif result.retry and job.attempts < self.max_attempts:
-            delay = self.retry_delay * 2 ** max(0, job.attempts - 1)
-            status, sets, values = "queued", "error = %s, not_before = %s", [result.summary, now + delay]
-        else:
-            status, sets, values = "failed", "error = %s, finished_at = %s", [result.summary, now]
+        status, sql, params = SQL.finishing(
+            job, result, self.clock(), max_attempts=self.max_attempts, retry_delay=self.retry_delay
+        )
         with self._tx() as cur:
-            cur.execute(
-                f"UPDATE jobs SET status = %s, {sets}, claim = NULL, updated_at = %s "
-                "WHERE id = %s AND status = 'running' AND claim = %s",
-                (status, *values, now, job.id, job.claim),
-            )
+            cur.execute(sql, params)
             return status if cur.rowcount == 1 else None
 
     @_pg_errors("re-queue a job")
     def release(self, job: Job) -> bool:
         now = self.clock()
         with self._tx() as cur:
-            cur.execute(
-                "UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), claim = NULL, "
-                "error = 'interrupted: the server stopped while it ran', updated_at = %s "
-                "WHERE id = %s AND status = 'running' AND claim = %s",
-                (now, job.id, job.claim),
-            )
+            cur.execute(SQL.release, (now, job.id, job.claim))
             return cur.rowcount == 1
 
     @_pg_errors("beat a job's heart")
@@ -244,19 +187,9 @@ class PgJobQueue:
         now = self.clock()
         cutoff = now - stale_after
         with self._tx() as cur:
-            cur.execute(
-                "UPDATE jobs SET status = 'failed', claim = NULL, finished_at = %s, updated_at = %s, "
-                "error = 'the server died while running it, ' || attempts || ' times' "
-                "WHERE status = 'running' AND heartbeat < %s AND attempts >= %s",
-                (now, now, cutoff, self.max_attempts),
-            )
+            cur.execute(SQL.fail_gone, (now, now, cutoff, self.max_attempts))
             failed = cur.rowcount
-            cur.execute(
-                "UPDATE jobs SET status = 'queued', claim = NULL, updated_at = %s, "
-                "error = 'interrupted: the server died while it ran' "
-                "WHERE status = 'running' AND heartbeat < %s",
-                (now, cutoff),
-            )
+            cur.execute(SQL.requeue_gone, (now, cutoff))
             requeued = cur.rowcount
             cur.execute("DELETE FROM locks WHERE expires < %s", (now,))
             return requeued, failed
@@ -278,49 +211,33 @@ class PgJobQueue:
     @_pg_errors("free a lock")
     def unlock(self, key: str, holder: str) -> None:
         with self._tx() as cur:
-            cur.execute("DELETE FROM locks WHERE key = %s AND holder = %s", (key, holder))
+            cur.execute(SQL.unlock, (key, holder))
 
-    @contextmanager
     def lane_lock(
         self, key: str, holder: str, *, wait: float = LOCK_WAIT_S, poll: float = 0.2
-    ) -> Iterator[None]:
-        deadline = time.monotonic() + wait
-        while not self.try_lock(key, holder):
-            if time.monotonic() > deadline:
-                raise QueueError(f"the lane {key} stayed busy for {wait:.0f}s")
-            time.sleep(poll)
-        try:
-            yield
-        finally:
-            self.unlock(key, holder)
+    ) -> AbstractContextManager[None]:
+        return held(
+            lambda: self.try_lock(key, holder), lambda: self.unlock(key, holder), key, wait=wait, poll=poll
+        )
 
     # -- reading ------------------------------------------------------------------------------------
     @_pg_errors("count the jobs")
     def counts(self) -> dict[str, int]:
         with self._tx() as cur:
-            cur.execute("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status")
+            cur.execute(SQL.counts)
             found = {row["status"]: int(row["n"]) for row in cur.fetchall()}
         return {status: found.get(status, 0) for status in STATUSES}
 
     @_pg_errors("read a job")
     def get(self, job_id: int) -> Job | None:
         with self._tx() as cur:
-            cur.execute("SELECT * FROM jobs WHERE id = %s", (job_id,))
+            cur.execute(SQL.get, (job_id,))
             row = cur.fetchone()
-        return _job(row) if row else None
+        return job_from_row(row) if row else None
 
     @_pg_errors("read the next due time")
     def next_due(self) -> float | None:
         with self._tx() as cur:
-            cur.execute("SELECT MIN(not_before) AS t FROM jobs WHERE status = 'queued'")
+            cur.execute(SQL.next_due)
             row = cur.fetchone()
         return None if row is None or row["t"] is None else float(row["t"])
-
-
-def _job(row: dict[str, Any]) -> Job:
-    return Job(
-        id=int(row["id"]), delivery_id=row["delivery_id"], event=row["event"],
-        payload=json.loads(row["payload"]), installation_id=row["installation_id"], repo=row["repo"],
-        lane=row["lane"], status=row["status"], attempts=int(row["attempts"]), claim=row["claim"],
-        created_at=float(row["created_at"]), result=row["result"], error=row["error"],
-    )  # fmt: skip

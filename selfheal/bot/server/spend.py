@@ -8,17 +8,23 @@ A day is a UTC calendar day. The table lives next to the jobs (the same SQLite f
 PostgreSQL database, which servers sharing the queue share too), so a restart keeps what was
 spent and two servers count one cap. A job's own max-usd is lowered to what is left of the day's cap;
 a job that finds the cap spent heals with the search alone and says so.
+
+    within_daily_cap(settings, spend, installation) -> the job's settings under the cap
+    model_cost(outcome) -> what the job's model calls cost, to record
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from selfheal.bot.exceptions import BotError
-from selfheal.bot.serverconfig import ServerConfig
+from selfheal.bot.outcome import Outcome
+from selfheal.bot.server.config import ServerConfig
+from selfheal.bot.settings import BotSettings
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS model_spend (
@@ -135,3 +141,29 @@ class PgDailySpend(_DailyCap):
             "ON CONFLICT (installation_id, day) DO UPDATE SET usd = model_spend.usd + EXCLUDED.usd",
             (installation, today(), usd),
         )
+
+
+def within_daily_cap(
+    settings: BotSettings, spend: DailySpend | PgDailySpend, installation: int
+) -> BotSettings:
+    """The settings of one job under its installation's daily dollar cap: its max-usd lowered to
+    what is left of the day, or, with nothing left, no model at all (and a notice saying so)."""
+    flags = settings.heal_flags
+    if flags.get("provider", "none") == "none" and not flags.get("roles"):
+        return settings
+    budget = spend.budget_for(installation, flags.get("max_usd"))
+    if budget is None or budget >= 0.0001:
+        return replace(settings, heal_flags={**flags, "max_usd": budget})
+    cap = f"${spend.cap_usd:.2f}" if spend.cap_usd is not None else "the cap"
+    return replace(
+        settings,
+        heal_flags={**flags, "provider": "none", "roles": None, "model": None, "max_usd": None},
+        notice=f"This installation spent its daily model budget ({cap} per UTC day): this heal used the "
+        "search alone, without the model.",
+    )
+
+
+def model_cost(outcome: Outcome) -> float:
+    """Dollars the heal's model calls cost (0 without a model or a report)."""
+    metrics = (outcome.report or {}).get("metrics") or {}
+    return float(metrics.get("cost_usd") or 0.0)

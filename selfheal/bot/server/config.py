@@ -19,7 +19,9 @@ from selfheal.bot.exceptions import ServerConfigError
 EXECUTORS = ("local", "actions")
 PERMISSIONS = ("read", "triage", "write", "maintain", "admin")
 DEFAULT_SECRET_ENV = "SELFHEAL_WEBHOOK_SECRET"
-GITHUB_API = "https://api.github.com"  # selfheal.bot.github.DEFAULT_API_URL; not imported: PyGithub is slow
+GITHUB_API = (
+    "https://api.github.com"  # selfheal.bot.github.client.DEFAULT_API_URL; not imported: PyGithub is slow
+)
 MIN_SECRET_CHARS = 16
 MODEL_PROVIDERS = ("none", "anthropic", "ollama")
 MODEL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OLLAMA_HOST")

@@ -32,7 +32,7 @@ from selfheal.agent.report.memory import (
     scrubbed_record,
 )
 from selfheal.bot.exceptions import GitError, StoreTooLarge
-from selfheal.bot.gitops import Identity, Remote
+from selfheal.bot.github.gitops import Identity, Remote
 
 MEMORY_BRANCH = "selfheal-memory"
 REF = f"refs/heads/{MEMORY_BRANCH}"

@@ -37,8 +37,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from selfheal.bot.metrics import CONTENT_TYPE, ServerMetrics
-from selfheal.bot.webhook import ACTED_ON, EVENT, Answer, Intake
+from selfheal.bot.server.metrics import CONTENT_TYPE, ServerMetrics
+from selfheal.bot.server.webhook import ACTED_ON, EVENT, Answer, Intake
 
 DRAIN_FACTOR = 4  # a body up to this many times the cap is read and dropped to answer 413 properly
 MAX_HEADER_BYTES = 64 * 1024

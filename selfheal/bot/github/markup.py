@@ -8,6 +8,8 @@ as entities, which GitHub shows as the characters and never parses as a comment.
 
 from __future__ import annotations
 
+MARKER = "<!-- selfheal -->"  # in every comment selfheal writes; such comments are never commands
+
 
 def inert(text: str) -> str:
     return text.replace("<!--", "&lt;!--").replace("--!>", "--!&gt;").replace("-->", "--&gt;")

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from github import Auth, GithubException, GithubIntegration
 
 from selfheal.bot.exceptions import CredentialsError, GitHubError, ServerConfigError
-from selfheal.bot.github import DEFAULT_API_URL, SafeRetry
+from selfheal.bot.github.client import DEFAULT_API_URL, SafeRetry
 
 R = TypeVar("R")
 REFRESH_MARGIN = timedelta(minutes=5)  # a cached token is never handed out closer to its end

@@ -26,8 +26,8 @@ from typing import Any
 
 from selfheal.bot.events import COMMENT, DISPATCH, WORKFLOW_RUN, Skip, Trigger, parse_event
 from selfheal.bot.exceptions import EventError, QueueError
-from selfheal.bot.queue import Queue
-from selfheal.bot.serverlog import ServerLog
+from selfheal.bot.server.jobs import Queue
+from selfheal.bot.server.log import ServerLog
 
 SIGNATURE, EVENT, DELIVERY = "X-Hub-Signature-256", "X-GitHub-Event", "X-GitHub-Delivery"
 ACTED_ON = (COMMENT, WORKFLOW_RUN, DISPATCH)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from github import GithubException
 
 from selfheal.bot.exceptions import GitHubError
-from selfheal.bot.github import GitHubClient, mapped
+from selfheal.bot.github.client import GitHubClient, mapped
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from selfheal.bot.exceptions import BotError, GitError, GitHubError, LeaseLost
-from selfheal.bot.github import GitHubClient, PullInfo
-from selfheal.bot.gitops import Built, Identity, RemoteCommit
+from selfheal.bot.github.client import GitHubClient, PullInfo
+from selfheal.bot.github.gitops import Built, Identity, RemoteCommit
 
 CREATED, UPDATED, NONE = "created", "updated", "none"
 LABEL = "selfheal"
