@@ -128,7 +128,7 @@ def command_overhead(image: str, command: list[str], repeat: int) -> list[tuple[
 def _measure(folder: Path, image: str, command: list[str], repeat: int) -> list[tuple[str, float]]:
     import subprocess
 
-    from selfheal.sandbox.container import DockerSandbox
+    from selfheal.sandbox.docker import DockerSandbox
 
     (folder / "a.py").write_text("x = 1\n")
     rows = [
@@ -169,7 +169,7 @@ def _measure(folder: Path, image: str, command: list[str], repeat: int) -> list[
 
 
 def docker_section(names: list[str], image: str, repeat: int) -> None:
-    from selfheal.sandbox.container import DockerSandbox, engine_answers
+    from selfheal.sandbox.docker import DockerSandbox, engine_answers
 
     if not engine_answers():
         print("\n(no Docker engine answers: docker figures skipped)")

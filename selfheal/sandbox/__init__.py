@@ -1,6 +1,7 @@
 """Where code runs. Imports nothing else of selfheal (a test keeps it so)."""
 
 from selfheal.sandbox.base import (
+    STATE_DIR,
     Channel,
     ExecResult,
     Limits,
@@ -9,7 +10,7 @@ from selfheal.sandbox.base import (
     Session,
 )
 from selfheal.sandbox.env import build_environment, is_secret_name
-from selfheal.sandbox.local import STATE_DIR, LocalSandbox, LocalSession, shown_to_tests
+from selfheal.sandbox.local import LocalSandbox, LocalSession, shown_to_tests
 
 __all__ = [
     "STATE_DIR",

@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 DEFAULT_OUTPUT_LIMIT = 2 * 1024 * 1024
+MiB = 1024 * 1024
+# selfheal's own folder in the workspace (HOME, TMPDIR, test records): every backend makes it
+STATE_DIR = ".selfheal-sandbox"
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from selfheal.sandbox.base import Fallback, Limits, Sandbox
-from selfheal.sandbox.container import DockerSandbox, docker_client
 from selfheal.sandbox.dependencies import DEFAULT_IMAGE, DEFAULT_PYTHON, python_version_for
+from selfheal.sandbox.docker import DockerSandbox, docker_client
 from selfheal.sandbox.exceptions import SandboxUnavailable
 from selfheal.sandbox.local import LocalSandbox
 

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from selfheal.sandbox.container import docker_client
+from selfheal.sandbox.docker import docker_client
 from selfheal.sandbox.exceptions import SandboxUnavailable
 from tests.action.conftest import REPO, ActionRun, World
 from tests.bot import payloads

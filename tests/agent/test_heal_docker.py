@@ -13,7 +13,7 @@ from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal
 from selfheal.cli import main
 from selfheal.sandbox import LocalSandbox
-from selfheal.sandbox.container import DockerSandbox
+from selfheal.sandbox.docker import DockerSandbox
 from tests.conftest import EXAMPLES, apply_and_test, git
 from tests.sandbox.test_docker_sandbox import CLIENT, IMAGE, REASON, ours
 

@@ -102,7 +102,7 @@ def test_the_image_matches_the_python_the_repo_declares(tmp_path, files, version
 
 
 def test_local_paths_in_requirement_files_are_the_repositorys_own_code(tmp_path):
-    """They are built without a network (container.py): left out of the files pip reads with one,
+    """They are built without a network (sandbox/docker/setup.py): left out of the files pip reads with one,
     and listed as local projects, with the extras every mention asks for."""
     write(tmp_path, {
         "setup.py": "from setuptools import setup\nsetup()\n",

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from selfheal.sandbox import Limits
-from selfheal.sandbox.container import (
+from selfheal.sandbox.docker import (
     LABEL,
     OWNER_LABEL,
     OWNER_PIDNS_LABEL,
@@ -428,7 +428,7 @@ def test_a_killed_run_leaves_a_container_the_next_start_removes(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
     script = (
         "import sys, time\nfrom pathlib import Path\n"
-        "from selfheal.sandbox.container import DockerSandbox\n"
+        "from selfheal.sandbox.docker import DockerSandbox\n"
         f"session = DockerSandbox({IMAGE!r}).start(Path({str(tmp_path)!r}))\n"
         "print(session.container.name, flush=True)\ntime.sleep(600)\n"
     )

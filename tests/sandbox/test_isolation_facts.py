@@ -181,7 +181,7 @@ def test_docker_facts_hold_inside(tmp_path: Path, tcp_server: tuple[int, list[in
 
     if CLIENT is None:
         pytest.skip(REASON)
-    from selfheal.sandbox.container import DockerSandbox
+    from selfheal.sandbox.docker import DockerSandbox
 
     (tmp_path / "a.py").write_text("x = 1\n")
     limits = Limits(disk_mb=64)
