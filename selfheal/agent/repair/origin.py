@@ -13,88 +13,52 @@ value, where a correction at one reader leaves the others, and the object's stat
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-SCOPES = (*FUNCTIONS, ast.ClassDef)
-SIMPLE_TARGETS = (ast.Name, ast.Attribute)
+from selfheal.agent.repair.circumstances import dotted
+from selfheal.agent.repair.edits import SourceFile
+from selfheal.agent.repair.mutation import enclosing_function, header_nodes, parent_map, statement_at
 
 
 def reads_what_is_assigned(text: str, *, assigned_at: int, read_at: int) -> bool:
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    parsed = _parsed(text)
+    if parsed is None:
         return False
-    function = _innermost_function(tree, assigned_at)
-    if function is None or function is not _innermost_function(tree, read_at):
-        return False
-    setter = _statement_at(function, assigned_at)
-    reader = _statement_at(function, read_at)
+    src, parents = parsed
+    setter = statement_at(src, assigned_at, parents)
+    reader = statement_at(src, read_at, parents)
     if setter is None or reader is None or reader.lineno <= (setter.end_lineno or setter.lineno):
         return False
-    target = _assigned(setter)
-    if target is None:
+    function = enclosing_function(setter, parents)
+    if function is None or function is not enclosing_function(reader, parents):
         return False
-    return any(
-        isinstance(node, SIMPLE_TARGETS) and isinstance(node.ctx, ast.Load) and ast.unparse(node) == target
-        for part in _read_parts(reader)
+    target = _assigned(setter)
+    return target is not None and any(
+        isinstance(node, (ast.Name, ast.Attribute))
+        and isinstance(node.ctx, ast.Load)
+        and dotted(node) == target
+        for part in header_nodes(reader)
         for node in ast.walk(part)
     )
 
 
-def _read_parts(statement: ast.stmt) -> list[ast.AST]:
-    """What the statement's own line reads: the whole of a simple statement, a block's header."""
-    if isinstance(statement, (ast.If, ast.While)):
-        return [statement.test]
-    if isinstance(statement, (ast.For, ast.AsyncFor)):
-        return [statement.iter]
-    if isinstance(statement, (ast.With, ast.AsyncWith)):
-        return [item.context_expr for item in statement.items]
-    if isinstance(statement, ast.Match):
-        return [statement.subject]
-    if hasattr(statement, "body"):
-        return []  # try, and anything newer: the header reads nothing
-    return [statement]
+@lru_cache(maxsize=8)
+def _parsed(text: str) -> tuple[SourceFile, dict[ast.AST, ast.AST]] | None:
+    """The file parsed once for the several pairs of candidates one ordering asks about."""
+    try:
+        src = SourceFile("", text)
+    except SyntaxError:
+        return None
+    return src, parent_map(src.tree)
 
 
 def _assigned(statement: ast.stmt) -> str | None:
-    """The one name or attribute chain the statement assigns, spelled as the source would."""
+    """The one name or attribute chain (`total`, `self.level`) the statement assigns; None for
+    anything else (a subscript, a call along the chain, several targets)."""
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
         target = statement.targets[0]
     elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and statement.value is not None:
         target = statement.target
     else:
         return None
-    if not isinstance(target, SIMPLE_TARGETS) or not _chain(target):
-        return None
-    return ast.unparse(target)
-
-
-def _chain(node: ast.expr) -> bool:
-    """`name`, `self.level`, `a.b.c`: no call, subscript or other expression along the way."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
-
-
-def _innermost_function(tree: ast.AST, line: int) -> ast.AST | None:
-    found = None
-    for node in ast.walk(tree):
-        spans = isinstance(node, FUNCTIONS) and node.lineno <= line <= (node.end_lineno or node.lineno)
-        if spans and (found is None or node.lineno >= found.lineno):
-            found = node
-    return found
-
-
-def _statement_at(function: ast.AST, line: int) -> ast.stmt | None:
-    """The simple statement (not a block) of the function's own body that spans the line; for a
-    block's header line (`if`, `for`, `while`), the block itself, whose header reads values too."""
-    best: ast.stmt | None = None
-    for node in ast.walk(function):
-        if node is function or not isinstance(node, ast.stmt) or isinstance(node, SCOPES):
-            continue
-        spans = node.lineno <= line <= (node.end_lineno or node.lineno)
-        if spans and (best is None or node.lineno >= best.lineno):
-            best = node
-    if best is not None and hasattr(best, "body") and best.lineno != line:
-        return None  # a line inside a block that no statement of its own spans
-    return best
+    return dotted(target) or None
