@@ -91,7 +91,8 @@ class ForkScreener:
         """A ready worker, or None and why it could not start."""
         config = {
             "root": str(session.root),
-            "pytest_args": list(runner.command.pytest_options),
+            # the same plugins as the runs it stands in for
+            "pytest_args": [*runner.command.pytest_options, *runner.plugin_options],
             "nodeids": nodeids,
             "cache_dir": str(session.root / RUNS_DIR / "worker-cache"),
         }

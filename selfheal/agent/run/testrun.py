@@ -1,7 +1,8 @@
 """Running the repo's tests inside the sandbox and reading what happened, per test node id.
 
 Every run is the repo's real pytest with its own conftest files, plugins and configuration;
-selfheal adds only `PYTEST_ADDOPTS` (JUnit XML, native tracebacks, its small plugin) and a few
+selfheal adds only `PYTEST_ADDOPTS` (JUnit XML, native tracebacks, its small plugin, and on its own
+interpreter `-p no:` for the plugins its own requirements brought: run/ownplugins.py) and a few
 environment variables. A run whose tests could not be run at all (syntax or collection error, no
 tests, a hang, a crash) comes back as a `TestReport` with a status and a message, never as an
 exception.
@@ -22,6 +23,7 @@ from pathlib import Path
 from selfheal.agent.run.clock import HealClock
 from selfheal.agent.run.freshtree import fingerprint
 from selfheal.agent.run.junit import ParsedJUnit, TestOutcome, parse_junit
+from selfheal.agent.run.ownplugins import unasked_plugins
 from selfheal.agent.run.records import RunRecords, new_key, read_records
 from selfheal.agent.run.testcommand import TestCommand
 from selfheal.agent.run.timelimits import TimeLimits
@@ -146,6 +148,8 @@ class TestRunner:
         self._counter = itertools.count(1)
         install_runtime(session)
         self._coverage_lib = coverage_fallback_dir(session) if _is_local(session) else None
+        # a container brings its own interpreter, whose plugins are the repository's choice
+        self.unasked_plugins = unasked_plugins(python, session.root) if _is_local(session) else ()
 
     # -- environment ------------------------------------------------------------------------
     def base_env(self) -> dict[str, str]:
@@ -172,6 +176,11 @@ class TestRunner:
             env["SELFHEAL_COVERAGE_PATH"] = self._coverage_lib
         return env
 
+    @property
+    def plugin_options(self) -> tuple[str, ...]:
+        """pytest options that keep out the plugins the repository never asked for."""
+        return tuple(option for name in self.unasked_plugins for option in ("-p", f"no:{name}"))
+
     def pytest_addopts(self, junit_path: str) -> str:
         cache = self.session.root / STATE_DIR / "pytest-cache"
         return " ".join(
@@ -182,6 +191,7 @@ class TestRunner:
                 "-o", "junit_family=xunit1",
                 "-o", f"cache_dir={cache}",
                 "--tb=native",
+                *self.plugin_options,
             )
         )  # fmt: skip
 
