@@ -375,6 +375,42 @@ for line in sys.stdin:
     assert marked_processes(session, marker) == []
 
 
+# Takes every process slot of the container but one, from outside the command server, and holds
+# them until its stdin closes.
+FILL_SLOTS = """
+import subprocess, sys
+held = []
+while True:
+    try:
+        held.append(subprocess.Popen(['sleep', '600']))
+    except OSError:
+        break
+freed = held.pop()
+freed.kill()
+freed.wait()
+print('full', flush=True)
+sys.stdin.read()
+for process in held:
+    process.kill()
+    process.wait()
+"""
+
+
+def test_a_command_that_leaves_the_server_no_slot_for_its_readers_is_still_answered(session):
+    # the command takes the container's last process slot: the server cannot start the threads
+    # that read its output until the command's time is up and the kill frees the slot (a fork
+    # bomb does this at random; here it is certain)
+    assert py(session, "print('server up')").stdout == "server up\n"
+    filler = session.open_channel(["python3", "-u", "-c", FILL_SLOTS])
+    try:
+        assert filler.receive(60) == "full"
+        result = py(session, "print('ran')", timeout=3)
+    finally:
+        filler.close()
+    assert (result.returncode, result.stdout, result.timed_out) == (0, "ran\n", False), result
+    assert py(session, "print('alive')").stdout == "alive\n"
+
+
 # -- lifecycle ------------------------------------------------------------------------------
 def test_nothing_of_ours_is_left_after_close(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")

@@ -117,6 +117,20 @@ def drain(stream, limit, box):
     box[:] = [base64.b64encode(bytes(head)).decode(), base64.b64encode(bytes(tail)).decode(),
               dropped]
 
+# start each thread; those that could not be started before the deadline come back
+def start_threads(threads, deadline):
+    pending = list(threads)
+    while pending:
+        try:
+            pending[0].start()
+        except RuntimeError:  # "can't start new thread": no process slot left
+            if deadline is not None and time.monotonic() >= deadline:
+                return pending
+            time.sleep(0.01)
+        else:
+            pending.pop(0)
+    return []
+
 def serve(request):
     started = time.monotonic()
     env = dict(request["env"], SELFHEAL_RUN=request["marker"])
@@ -135,11 +149,17 @@ def serve(request):
     out, err = [], []
     readers = [threading.Thread(target=drain, args=(child.stdout, request["limit"], out)),
                threading.Thread(target=drain, args=(child.stderr, request["limit"], err))]
+    timeout = request["timeout"]
+    deadline = started + timeout if timeout > 0 else None
+    # a command that takes every process slot (a fork bomb) leaves none for a reader thread:
+    # the server waits for one until the command's time is up, and gets it once the kill freed them
+    late = start_threads(readers, deadline)
+    left = max(0.001, deadline - time.monotonic()) if deadline is not None else 0
+    code = wait_and_kill(child, left, request["marker"])
+    start_threads(late, time.monotonic() + 5)
     for reader in readers:
-        reader.start()
-    code = wait_and_kill(child, request["timeout"], request["marker"])
-    for reader in readers:
-        reader.join(5)
+        if reader.ident is not None:  # started
+            reader.join(5)
     free = None
     if request.get("watch"):
         try:
