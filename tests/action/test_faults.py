@@ -7,9 +7,9 @@ fails here with what was seen. The figures are printed at the end of the run
 (tests/action/faults_figures.py).
 
 Time: a case is two heals. CI runs the cases not marked `full` (SELFHEAL_FAULTS_ALL=1: all).
-Where one process runs this whole file (no xdist, or xdist's loadfile,
-as in .ci/run) the cases run two at a time in the background from the first test on; where xdist
-hands out single tests, each runs its own. SELFHEAL_FAULTS_JOBS sets how many at once.
+Where one process runs this whole file (no xdist, or xdist's loadfile) the cases run two at a
+time in the background from the first test on; where xdist hands out single tests (.ci/run's
+worksteal), each runs its own. SELFHEAL_FAULTS_JOBS sets how many at once.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ controls must heal. The figures are printed at the end of the run (tests/agent/c
 `python -m evaluation.cheats` prints the same.
 
 Time: a heal takes 5-25 s. Where one process runs the whole file (no xdist, or xdist's loadfile or
-loadscope, as in .ci/run), the corpus runs its heals two at a time in the background as soon as the
+loadscope), the corpus runs its heals two at a time in the background as soon as the
 first is asked for; where xdist spreads single tests over processes, each runs its own.
 """
 

@@ -8,7 +8,7 @@ interpreter other users can run (tests/openpython.py): as root, the sandbox drop
 
 Time: a heal takes 5-20 s. The corpus runs its heals two at a time in the background as soon as
 the first of them is asked for, where one process runs the whole file (no xdist, or xdist's
-loadfile/loadscope, as in .ci/run); where xdist spreads single tests over processes, each runs
+loadfile/loadscope); where xdist spreads single tests over processes, each runs
 its own. The figures are printed at the end of the run (tests/sandbox/escape_figures.py).
 """
 

@@ -5,7 +5,7 @@ decision the case expects. Nothing is relaxed to pass.
 
 Time: a heal takes 5-20 s. As tests/sandbox/test_escape_corpus.py does, the corpus runs its heals
 two at a time in the background as soon as the first is asked for, where one process runs the
-whole file (no xdist, or xdist's loadfile/loadscope, as in .ci/run); where xdist spreads single
+whole file (no xdist, or xdist's loadfile/loadscope); where xdist spreads single
 tests over processes, each runs its own. The figures are printed at the end of the run
 (tests/agent/model/hostile_figures.py).
 """
