@@ -11,15 +11,44 @@ one server per file) or PostgreSQL (pgqueue.PgJobQueue, shared by several server
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ParamSpec, Protocol, TypeVar
+
+from selfheal.bot.exceptions import QueueError
 
 LOCK_TTL_S = 600.0  # a publish takes seconds; a holder gone this long is dead
 LOCK_WAIT_S = 900.0
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 STATUSES = (QUEUED, RUNNING, DONE, FAILED)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def database_errors(
+    error: type[Exception], detail: Callable[[Exception], str]
+) -> Callable[[str], Callable[[Callable[P, R]], Callable[P, R]]]:
+    """One database's `@errors(what)`: its `error` raised in a method becomes a QueueError that
+    says what could not be done, followed by `detail(exc)`."""
+
+    def errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+        def wrap(fn: Callable[P, R]) -> Callable[P, R]:
+            @functools.wraps(fn)
+            def inner(*args: P.args, **kwargs: P.kwargs) -> R:
+                try:
+                    return fn(*args, **kwargs)
+                except error as exc:
+                    raise QueueError(f"job database: could not {what}: {detail(exc)}") from exc
+
+            return inner
+
+        return wrap
+
+    return errors
 
 
 @dataclass(frozen=True)

@@ -18,41 +18,28 @@ Errors of PostgreSQL are raised as QueueError. One connection per thread.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import psycopg
 from psycopg.rows import dict_row
 
 from selfheal.bot.exceptions import QueueError
-from selfheal.bot.server.jobs import LOCK_TTL_S, LOCK_WAIT_S, STATUSES, Job, JobResult
+from selfheal.bot.server.jobs import LOCK_TTL_S, LOCK_WAIT_S, STATUSES, Job, JobResult, database_errors
 from selfheal.bot.server.jobsql import POSTGRES, Statements, held, job_from_row, schema
 
-P = ParamSpec("P")
-R = TypeVar("R")
 SCHEMA = schema(POSTGRES)
 SQL = Statements(POSTGRES)
 STALE_AFTER_S = 20.0  # no heartbeat for this long: the server running the job is gone
 
 
-def _pg_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
-        @functools.wraps(fn)
-        def inner(*args: P.args, **kwargs: P.kwargs) -> R:
-            try:
-                return fn(*args, **kwargs)
-            except psycopg.Error as exc:
-                raise QueueError(f"job database: could not {what}: {type(exc).__name__}") from exc
-
-        return inner
-
-    return wrap
+# only the error's type: a PostgreSQL message may carry the connection string and its password
+_pg_errors = database_errors(psycopg.Error, lambda exc: type(exc).__name__)
 
 
 class PgJobQueue:

@@ -26,7 +26,6 @@ or key is ever written here, and error texts are redacted by the caller.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import secrets
@@ -36,32 +35,16 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import ParamSpec, TypeVar
 
 from selfheal.bot.exceptions import QueueError
-from selfheal.bot.server.jobs import LOCK_TTL_S, LOCK_WAIT_S, STATUSES, Job, JobResult
+from selfheal.bot.server.jobs import LOCK_TTL_S, LOCK_WAIT_S, STATUSES, Job, JobResult, R, database_errors
 from selfheal.bot.server.jobsql import SQLITE, Statements, held, job_from_row, schema
 
 SCHEMA_VERSION = 1
 SCHEMA = schema(SQLITE)
 SQL = Statements(SQLITE)
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _sqlite_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
-        @functools.wraps(fn)
-        def inner(*args: P.args, **kwargs: P.kwargs) -> R:
-            try:
-                return fn(*args, **kwargs)
-            except sqlite3.Error as exc:
-                raise QueueError(f"job database: could not {what}: {exc}") from exc
-
-        return inner
-
-    return wrap
+_sqlite_errors = database_errors(sqlite3.Error, str)
 
 
 class JobQueue:
