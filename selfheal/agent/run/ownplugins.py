@@ -44,11 +44,9 @@ def unasked_plugins(python: str, repo: Path) -> tuple[str, ...]:
     plugins = _own_requirement_plugins()
     if not plugins:
         return ()
-    words = {word for plugin, dist in plugins for word in (plugin, dist, *_dotted_parts(plugin))}
-    named = _named_in(repo, words)
-    return tuple(
-        sorted(plugin for plugin, dist in plugins if not ({plugin, dist, *_dotted_parts(plugin)} & named))
-    )
+    names = {plugin: {plugin, dist, *_dotted_parts(plugin)} for plugin, dist in plugins}
+    named = _named_in(repo, set().union(*names.values()))
+    return tuple(sorted(plugin for plugin, its_names in names.items() if not its_names & named))
 
 
 def _is_own_interpreter(python: str) -> bool:
@@ -108,8 +106,10 @@ def _named_in(repo: Path, words: set[str]) -> set[str]:
     text files."""
     if not words:
         return set()
-    spellings = {re.escape(w.lower()).replace(r"\-", "[-_]").replace("_", "[-_]"): w for w in words}
-    pattern = re.compile(r"(?<![\w-])(" + "|".join(sorted(spellings, key=len, reverse=True)) + r")(?![\w-])")
+    # the longest first, so that a name is not matched by a shorter one inside it
+    either = (re.escape(w.lower()).replace(r"\-", "[-_]").replace("_", "[-_]") for w in words)
+    spellings = sorted(either, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(spellings) + r")(?![\w-])")
     named: set[str] = set()
     for path in _text_files(repo):
         try:
