@@ -200,6 +200,16 @@ class Remote:
             self.git(git_dir, *fetch, "--depth=50", self.url, f"refs/heads/{branch}", what=what, auth=True)
         self.git(git_dir, "cat-file", "-e", f"{sha}^{{commit}}", what=what)
 
+    def fetch_branch_tip(self, git_dir: Path, ref: str, into: str, *, what: str) -> str | None:
+        """The tip of the remote's `ref` fetched (depth 1) into the local ref `into`: its sha, or
+        None when the remote has no such ref."""
+        listed = self.git(git_dir, "ls-remote", self.url, ref, what=what, auth=True)
+        if not any(line.split("\t")[-1] == ref for line in listed.splitlines()):
+            return None
+        self.git(git_dir, "fetch", "--no-tags", "--no-write-fetch-head", "--depth=1", self.url,
+                 f"+{ref}:{into}", what=what, auth=True)  # fmt: skip
+        return self.git(git_dir, "rev-parse", "--verify", f"{into}^{{commit}}", what=what).strip()
+
     # -- the heal's checkout ------------------------------------------------------------------------
     def clone(self, dest: Path, *, sha: str, branch: str | None = None) -> Path:
         """A work tree at `sha` for the heal to copy from; returns `dest`. Never published from."""
@@ -316,12 +326,9 @@ class Stage:
         """The branch's tip on the remote, fetched here, or None when it does not exist."""
         what = f"look-up of branch {branch}"
         ref = f"refs/heads/{branch}"
-        listed = self._git("ls-remote", self.remote.url, ref, what=what, auth=True)
-        if not any(line.split("\t")[-1] == ref for line in listed.splitlines()):
+        sha = self.remote.fetch_branch_tip(self.git_dir, ref, "refs/selfheal/remote", what=what)
+        if sha is None:
             return None
-        self._git("fetch", "--no-tags", "--no-write-fetch-head", "--depth=1", self.remote.url,
-                  f"+{ref}:refs/selfheal/remote", what=what, auth=True)  # fmt: skip
-        sha = self._git("rev-parse", "--verify", "refs/selfheal/remote^{commit}", what=what).strip()
         raw = self._git("cat-file", "commit", sha, what=what)
         header = raw.split("\n\n", 1)[0].splitlines()
         tree = next(line.split()[1] for line in header if line.startswith("tree "))

@@ -128,12 +128,7 @@ class _Scratch:
 
     def fetch_tip(self) -> str | None:
         what = f"look-up of branch {MEMORY_BRANCH}"
-        listed = self._git("ls-remote", self.remote.url, REF, what=what, auth=True)
-        if not any(line.split("\t")[-1] == REF for line in listed.splitlines()):
-            return None
-        self._git("fetch", "--no-tags", "--no-write-fetch-head", "--depth=1", self.remote.url,
-                  f"+{REF}:refs/selfheal/memory", what=what, auth=True)  # fmt: skip
-        return self._git("rev-parse", "--verify", "refs/selfheal/memory^{commit}", what=what).strip()
+        return self.remote.fetch_branch_tip(self.git_dir, REF, "refs/selfheal/memory", what=what)
 
     def file_at(self, tip: str) -> str:
         listed = self._git("ls-tree", "-z", tip, "--", MEMORY_FILE, what="read of the memory")
