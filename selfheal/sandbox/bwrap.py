@@ -196,6 +196,10 @@ def in_system_view(path: Path) -> bool:
         top = Path(name)
         if not top.is_symlink() and (path == top or top in path.parents):
             return True
+    if path.parts[:2] != ("/", "etc"):
+        # Listing /etc costs a directory read and a pattern match per entry; a bwrap command
+        # asks about every folder on the way to what it binds, and those are rarely in /etc.
+        return False
     for entry in _etc_entries():
         if path == entry or entry in path.parents:
             return not any(path == Path(h) or Path(h) in path.parents for h in HIDDEN_IN_ETC)
