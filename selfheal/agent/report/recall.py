@@ -16,8 +16,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rank_bm25 import BM25Plus
-
 from selfheal.agent.localize.spectrum import Localization
 from selfheal.agent.repair.recalled import RecalledOrder
 from selfheal.agent.report.memory import MemoryRecord
@@ -62,6 +60,10 @@ def recall(records: Sequence[MemoryRecord], query: str, limit: int = MAX_RECALLE
     distinct = set(query_words)
     if not records or not distinct:
         return []
+    # imported here: it brings numpy, a tenth of a second of start-up that a heal with no earlier
+    # records (most of them) would pay for nothing
+    from rank_bm25 import BM25Plus
+
     corpus = [words(r.text()) or ["_"] for r in records]
     scores = BM25Plus(corpus).get_scores(query_words)
     found = []
