@@ -1,14 +1,15 @@
-"""pytest plugins that came with selfheal's own requirements, which the repository never asked for.
+"""pytest plugins that came with selfheal's own installation, which the repository never asked for.
 
     unasked_plugins(python, repo) -> ("anyio", ...)    each run adds `-p no:<name>` for them
 
 Where the tests run on the interpreter selfheal itself runs on, pytest also loads the plugins that
-selfheal's own dependencies registered (anyio's, brought by httpx). The repository did not ask for
-them: they change nothing its tests rely on, yet each one is imported by every run, and a heal
-runs the tests dozens of times (anyio's alone costs about 0.2 s a run). A plugin stays where the
-repository names it anywhere in its configuration, requirements or Python files, and every
-plugin stays where the tests run on another interpreter (the repository's own venv, `--python`,
-a container's): there, what is installed is the repository's choice.
+selfheal's own dependencies registered (anyio's, brought by httpx), and those of the extras
+installed with it (a development install's pytest-xdist). The repository did not ask for them:
+they change nothing its tests rely on, yet each one is imported by every run, and a heal runs the
+tests dozens of times (anyio's alone costs about 0.2 s a run). A plugin stays where the repository
+names it anywhere in its configuration, requirements or Python files, and every plugin stays
+where the tests run on another interpreter (the repository's own venv, `--python`, a
+container's): there, what is installed is the repository's choice.
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ def _is_own_interpreter(python: str) -> bool:
 @cache
 def _own_requirement_plugins() -> frozenset[tuple[str, str]]:
     """(plugin name, distribution) for each pytest11 entry point of a distribution selfheal's
-    own requirements bring (not selfheal's extras, not pytest itself)."""
-    closure = _requirement_closure(OWN_DISTRIBUTION)
+    own requirements bring, or one of its extras names and is installed (not pytest itself)."""
+    closure = _requirement_closure(OWN_DISTRIBUTION, _installed_extra_requirements(OWN_DISTRIBUTION))
     closure.discard(_normalized("pytest"))
     found = set()
     for entry in metadata.entry_points(group="pytest11"):
@@ -73,9 +74,29 @@ def _own_requirement_plugins() -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
-def _requirement_closure(root: str) -> set[str]:
+def _installed_extra_requirements(root: str) -> list[str]:
+    """What `root`'s extras require and is installed: a development install's test tools."""
+    try:
+        extras = metadata.metadata(root).get_all("Provides-Extra") or []
+        requires = metadata.requires(root) or []
+    except metadata.PackageNotFoundError:
+        return []
+    named = dict.fromkeys(name for extra in extras for name in _holding(requires, extra))
+    return [name for name in named if _installed(name)]
+
+
+def _installed(name: str) -> bool:
+    try:
+        metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def _requirement_closure(root: str, also: Iterable[str] = ()) -> set[str]:
+    """`root`'s requirements, those in `also`, and theirs, transitively (names normalized)."""
     seen: set[str] = set()
-    pending = [root]
+    pending = [*also, root]
     while pending:
         name = _normalized(pending.pop())
         if name in seen:
@@ -85,19 +106,19 @@ def _requirement_closure(root: str) -> set[str]:
             requires = metadata.requires(name) or []
         except metadata.PackageNotFoundError:
             continue
-        pending.extend(_unconditional(requires))
+        pending.extend(_holding(requires))
     seen.discard(_normalized(root))
     return seen
 
 
-def _unconditional(requires: Iterable[str]) -> Iterator[str]:
-    """The names of requirements that hold without any extra."""
+def _holding(requires: Iterable[str], extra: str = "") -> Iterator[str]:
+    """The names of requirements that hold with `extra` installed ("": with none)."""
     for line in requires:
         try:
             requirement = Requirement(line)
         except InvalidRequirement:
             continue
-        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+        if requirement.marker is None or requirement.marker.evaluate({"extra": extra}):
             yield requirement.name
 
 
@@ -107,7 +128,7 @@ def _named_in(repo: Path, words: set[str]) -> set[str]:
     if not words:
         return set()
     # the longest first, so that a name is not matched by a shorter one inside it
-    either = (re.escape(w.lower()).replace(r"\-", "[-_]").replace("_", "[-_]") for w in words)
+    either = (re.sub(r"\\-|_", "[-_]", re.escape(w.lower())) for w in words)
     spellings = sorted(either, key=len, reverse=True)
     pattern = re.compile(r"(?<![\w-])(" + "|".join(spellings) + r")(?![\w-])")
     named: set[str] = set()

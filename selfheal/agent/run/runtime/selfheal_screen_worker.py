@@ -462,9 +462,13 @@ def main() -> int:
     os.dup2(devnull, 0)
     plugin = _ScreenPlugin(config["root"])
     # The worker needs the collected items in this process: no distribution, no reordering.
-    no_xdist = ["-n", "0"] if importlib.util.find_spec("xdist") is not None else []
+    # Where xdist is blocked (`-p no:xdist`), its `-n` is not an option at all.
+    pytest_args = config.get("pytest_args", [])
+    # zip, not itertools.pairwise: this runs on the repository's interpreter, maybe older than 3.10
+    blocked = any(a == "-p" and b == "no:xdist" for a, b in zip(pytest_args, pytest_args[1:]))  # noqa: RUF007
+    no_xdist = ["-n", "0"] if importlib.util.find_spec("xdist") is not None and not blocked else []
     args = [
-        *config.get("pytest_args", []),
+        *pytest_args,
         *no_xdist,
         # A failure's full traceback is never read here, only its one-line crash message, which
         # is the same in every style; the default style's source excerpts cost a failing test
