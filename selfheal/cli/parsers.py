@@ -9,7 +9,6 @@ from pathlib import Path
 from selfheal import __version__
 from selfheal.agent.model.llm import ROLES
 from selfheal.bot.server.config import add_serve_arguments
-from selfheal.cli.memory import add_memory_commands
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -241,3 +240,41 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("args", nargs=argparse.REMAINDER)
     add_memory_commands(commands)
     return parser
+
+
+def add_memory_commands(commands: argparse._SubParsersAction) -> None:
+    memory_cmd = commands.add_parser(
+        "memory",
+        allow_abbrev=False,
+        help="the memory of earlier heals of a repository: list, show, forget, export",
+        description="Every heal adds a record (what failed, where, what fixed it; no source beyond "
+        "names and the patch's changed lines) to .selfheal/memory.jsonl of the repository, and "
+        "recalls the most similar records at the start of the next heal.",
+    )
+    memory_cmd.add_argument("action", choices=("list", "show", "forget", "export"))
+    memory_cmd.add_argument(
+        "id", nargs="?", help="the record (or a unique prefix of its id) for show and forget"
+    )
+    memory_cmd.add_argument(
+        "--repo", metavar="PATH",
+        help="the repository (default: the one the last `selfheal heal` run from this folder healed, "
+        "which ./.selfheal/last-heal names; else .)",
+    )  # fmt: skip
+    memory_cmd.add_argument("--file", metavar="PATH", help="a memory file instead of the repository's")
+    memory_cmd.add_argument(
+        "--github", metavar="OWNER/REPO", help="the repository's selfheal-memory branch on GitHub instead"
+    )
+    memory_cmd.add_argument("--server", default="https://github.com", metavar="URL", help=argparse.SUPPRESS)
+    memory_cmd.add_argument(
+        "--token-env", default="GITHUB_TOKEN", metavar="NAME",
+        help="with --github: the environment variable holding the token (default GITHUB_TOKEN)",
+    )  # fmt: skip
+    report_cmd = commands.add_parser(
+        "report",
+        allow_abbrev=False,
+        help="render a run's report.html from its output folder",
+        description="Writes RUN_DIR/report.html (self-contained: it opens offline) from the folder's "
+        "report.json, trace.jsonl, patch.diff and tests/.",
+    )
+    report_cmd.add_argument("run_dir", metavar="RUN_DIR")
+    report_cmd.add_argument("--open", action="store_true", help="open it in the default browser")

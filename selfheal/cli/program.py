@@ -11,10 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-from selfheal.cli.bench import run_bench
 from selfheal.cli.exits import EXIT_BAD_INPUT, raise_terminated
-from selfheal.cli.heal import run_heal, run_replay
-from selfheal.cli.memory import run_memory_command
 from selfheal.cli.parsers import build_parser
 from selfheal.sandbox.secrets import (
     FilteredStream,
@@ -33,7 +30,12 @@ def main(argv: list[str] | None = None) -> int:
     selfheal.sandbox.secrets) and reads them from the mapping they were handed over in. Called
     with `argv` (in-process, from tests), it uses os.environ as it is."""
     args = build_parser().parse_args(argv)
+    # Each handler is imported when its command runs: a command that holds secrets re-executes
+    # itself first, and the image that only hands them over should not load the heal's modules
+    # (a third of a second) for nothing.
     if args.command == "bench":
+        from selfheal.cli.bench import run_bench
+
         return run_bench(args.args)
     named = _named_secrets(args)
     if argv is None:
@@ -48,15 +50,17 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, raise_terminated)
     # the Action writes its own annotations, and guards what it prints itself
     with scrubbed_std_streams(scrubber, guard_commands=args.command != "action"):
-        if args.command == "heal":
-            return run_heal(args, env, scrubber)
-        if args.command == "replay":
-            return run_replay(args, env, scrubber)
+        if args.command in ("heal", "replay"):
+            from selfheal.cli.heal import run_heal, run_replay
+
+            return (run_heal if args.command == "heal" else run_replay)(args, env, scrubber)
         if args.command == "action":
             from selfheal.action.main import run as run_action
 
             return run_action(env, scrub=scrubber)
         if args.command in ("memory", "report"):
+            from selfheal.cli.memory import run_memory_command
+
             return run_memory_command(args, env)
         if args.command == "bot":
             from selfheal.bot.server.serve import run_server
