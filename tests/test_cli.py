@@ -757,3 +757,19 @@ def test_repository_text_never_becomes_a_workflow_command_on_heals_output(make_r
     for line in (done.stdout + done.stderr).splitlines():
         assert not line.lstrip().startswith("::"), line  # ...but no line of it is a command
         assert "##[" not in line, line
+
+
+def test_the_program_loads_a_commands_modules_only_when_that_command_runs():
+    # A command holding a secret re-executes itself before it runs: the first image parses the
+    # arguments and hands the secrets over, and loading the heal there would be paid twice.
+    probe = (
+        "import sys\n"
+        "from selfheal.cli.parsers import build_parser\n"
+        "import selfheal.cli\n"
+        "build_parser().parse_args(['memory', 'list'])\n"
+        "print(sorted(m for m in ('selfheal.agent.loop', 'selfheal.cli.heal', 'selfheal.cli.memory',\n"
+        "                         'selfheal.action.main', 'jinja2') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
