@@ -28,6 +28,7 @@ from typing import IO, Any, TextIO
 from selfheal.bot.exceptions import BotError, CredentialsError, GitHubError, QueueError, ServerConfigError
 from selfheal.bot.github.appauth import AppTokens
 from selfheal.bot.server.asgi import HttpServer, WebhookApp
+from selfheal.bot.server.astguard import serialize_ast_parsing
 from selfheal.bot.server.config import ServerConfig, check_unseen_by_jobs, config_from_args
 from selfheal.bot.server.executors import Executor, make_executor
 from selfheal.bot.server.jobs import Job, JobResult, Queue
@@ -78,6 +79,8 @@ class BotServer:
         return f"http://{host}:{port}"
 
     def start(self) -> None:
+        if self.config.workers > 1:
+            serialize_ast_parsing()  # heals in threads: this Python's AST constructor may race
         self.http.start()
         if self.queue.shared:
             threading.Thread(target=self._keep_alive, name="heartbeat", daemon=True).start()
