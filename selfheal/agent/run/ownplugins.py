@@ -63,8 +63,8 @@ def _is_own_interpreter(python: str) -> bool:
 @cache
 def _own_requirement_plugins() -> frozenset[tuple[str, str]]:
     """(plugin name, distribution) for each pytest11 entry point of a distribution selfheal's
-    own requirements bring, or one of its extras names and is installed (not pytest itself)."""
-    closure = _requirement_closure(OWN_DISTRIBUTION, _installed_extra_requirements(OWN_DISTRIBUTION))
+    own requirements or one of its extras bring, where installed (not pytest itself)."""
+    closure = _requirement_closure(OWN_DISTRIBUTION, _extra_requirements(OWN_DISTRIBUTION))
     closure.discard(_normalized("pytest"))
     found = set()
     for entry in metadata.entry_points(group="pytest11"):
@@ -74,23 +74,15 @@ def _own_requirement_plugins() -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
-def _installed_extra_requirements(root: str) -> list[str]:
-    """What `root`'s extras require and is installed: a development install's test tools."""
+def _extra_requirements(root: str) -> list[str]:
+    """What `root`'s extras require (a development install's test tools). Those not installed
+    register no entry point, so they add nothing to the plugins found."""
     try:
         extras = metadata.metadata(root).get_all("Provides-Extra") or []
         requires = metadata.requires(root) or []
     except metadata.PackageNotFoundError:
         return []
-    named = dict.fromkeys(name for extra in extras for name in _holding(requires, extra))
-    return [name for name in named if _installed(name)]
-
-
-def _installed(name: str) -> bool:
-    try:
-        metadata.distribution(name)
-    except metadata.PackageNotFoundError:
-        return False
-    return True
+    return list(dict.fromkeys(name for extra in extras for name in _holding(requires, extra)))
 
 
 def _requirement_closure(root: str, also: Iterable[str] = ()) -> set[str]:
