@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+import venv
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,14 @@ def test_bad_requests_are_config_errors(tmp_path, make_repo, run_heal):
         run_heal(repo, test_command="no-such-test-runner --all")
     with pytest.raises(InterpreterError, match="no such executable"):
         run_heal(repo, python=str(tmp_path / "nopython"))
+
+
+def test_an_interpreter_without_pytest_is_named_before_any_test_runs(tmp_path, make_repo, run_heal):
+    env = tmp_path / "no-pytest-env"
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(env)
+    repo = make_repo(OK_TESTS)
+    with pytest.raises(InterpreterError, match=r"no-pytest-env/bin/python has no pytest; install pytest"):
+        run_heal(repo, python=str(env / "bin" / "python"))
 
 
 def test_a_directory_that_is_not_a_git_repo_is_healed_from_a_snapshot(make_repo, run_heal):

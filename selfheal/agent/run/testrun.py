@@ -18,10 +18,10 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
-from pathlib import Path
 
 from selfheal.agent.run.clock import HealClock
 from selfheal.agent.run.freshtree import fingerprint
+from selfheal.agent.run.interpreter import coverage_package
 from selfheal.agent.run.junit import ParsedJUnit, TestOutcome, parse_junit
 from selfheal.agent.run.ownplugins import unasked_plugins
 from selfheal.agent.run.records import RunRecords, new_key, read_records
@@ -93,15 +93,14 @@ def install_runtime(session: Session) -> None:
 
 def coverage_fallback_dir(session: Session) -> str | None:
     """A folder holding only coverage.py, for interpreters that lack it (local backend only)."""
-    try:
-        import coverage
-    except ImportError:
+    package = coverage_package()
+    if package is None:
         return None
     link = session.root / STATE_DIR / "pylib" / "coverage"
     if not link.parent.is_dir() or not link.exists():
         link.parent.mkdir(parents=True, exist_ok=True)
         if not link.exists():
-            link.symlink_to(Path(coverage.__file__).parent, target_is_directory=True)
+            link.symlink_to(package, target_is_directory=True)
     return str(link.parent)
 
 
