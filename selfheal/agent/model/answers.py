@@ -28,9 +28,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from selfheal.agent.exceptions import AnswerError
 from selfheal.agent.model.answercoerce import coerce
@@ -49,6 +47,9 @@ CAPPED, EXTRACTED, TRAILING_COMMAS, CLOSED_TRUNCATION, COERCED = (
     "coerced",
 )
 
+if TYPE_CHECKING:  # imported where used: a heal without a model checks no answer or tool call
+    import jsonschema
+
 
 @dataclass(frozen=True)
 class ParsedAnswer:
@@ -58,6 +59,8 @@ class ParsedAnswer:
 
 def parse_answer(text: str, schema: dict[str, Any]) -> ParsedAnswer:
     """The value in `text` that `schema` accepts; raises AnswerError (with model feedback) if none."""
+    import jsonschema
+
     validator = jsonschema.validators.validator_for(schema)(schema)
     if not text or not text.strip():
         raise AnswerError(
@@ -231,6 +234,8 @@ def _near(doc: str, pos: int) -> str:
 
 
 def _errors(validator: Any, value: Any) -> list[jsonschema.ValidationError]:
+    import jsonschema
+
     return sorted(validator.iter_errors(value), key=jsonschema.exceptions.relevance, reverse=True)
 
 

@@ -4,9 +4,10 @@ answer a validation error points (`json_path`)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:  # imported where used: a heal without a model checks no answer or tool call
+    import jsonschema
 
 
 def schema_types(schema: dict[str, Any]) -> list[str]:

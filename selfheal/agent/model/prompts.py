@@ -34,9 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import yaml
-
 from selfheal.agent.exceptions import PromptError
 from selfheal.agent.model.answershape import describe
 from selfheal.agent.model.llm.base import Message
@@ -150,6 +147,11 @@ class PromptLibrary:
 
 def load_prompt(path: Path) -> Prompt:
     """Read and validate one prompt file; every problem is a PromptError naming the path."""
+    # imported here, where a prompt is read: a heal without a model reads none, and the two
+    # cost every heal process about a tenth of a CPU-second to import
+    import jsonschema
+    import yaml
+
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -19,13 +19,14 @@ import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Protocol
 
 from selfheal.agent.model.llm.base import ToolCall, ToolSpec
 from selfheal.agent.model.messagefit import shorten_observation
 from selfheal.agent.model.tokencount import CountFn, estimate_tokens
+
+if TYPE_CHECKING:  # imported where used: a heal without a model checks no answer or tool call
+    import jsonschema
 
 OUTPUT_LIMIT = 8 * 1024  # bytes of one observation's text
 
@@ -78,6 +79,8 @@ class CallRecord:
 # -- the toolbox --------------------------------------------------------------------------------
 class Toolbox:
     def __init__(self, tools: Iterable[Tool], *, output_limit: int = OUTPUT_LIMIT) -> None:
+        import jsonschema
+
         self._tools: dict[str, Tool] = {}
         self._validators: dict[str, Any] = {}
         for tool in tools:
@@ -138,6 +141,8 @@ class Toolbox:
         return observation
 
     def _check(self, spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
+        import jsonschema
+
         errors = list(self._validators[spec.name].iter_errors(arguments))
         if not errors:
             return None

@@ -8,7 +8,6 @@ examples all come from the text.
 from __future__ import annotations
 
 import ast
-import doctest
 import re
 from dataclasses import dataclass
 
@@ -116,11 +115,7 @@ def docstring_examples(info: FunctionInfo, limit: int = 10) -> list[Example]:
     text = info.docstring
     if not text:
         return found
-    try:
-        parsed = doctest.DocTestParser().get_examples(text)
-    except ValueError:
-        parsed = []
-    for example in parsed:
+    for example in _doctest_examples(text):
         expr = example.source.strip()
         if not _single_expression(expr) or not _calls(expr, info.name):
             continue
@@ -138,6 +133,17 @@ def docstring_examples(info: FunctionInfo, limit: int = 10) -> list[Example]:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+def _doctest_examples(text: str) -> list:
+    if ">>>" not in text:
+        return []
+    import doctest  # only where there is an example to parse: it brings unittest and pdb
+
+    try:
+        return doctest.DocTestParser().get_examples(text)
+    except ValueError:
+        return []
 
 
 def _named(body: list[ast.stmt], name: str, kinds: tuple[type, ...]) -> ast.AST | None:
