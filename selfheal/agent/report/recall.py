@@ -4,15 +4,18 @@
     order_of(recalled)                         # the search's reorder (embedded mode)
     lessons_of(recalled)                       # the debugger's and generator's lessons (model mode)
 
-Ranked by Okapi BM25+ (rank_bm25; BM25+ because its idf stays positive in a store of one or two
-records, where plain Okapi's goes negative). A record is recalled only when it shares enough of
+Ranked by Okapi BM25+ (Trotman et al., "Improvements to BM25 and Language Models Examined"; BM25+
+because its idf stays positive in a store of one or two records, where plain Okapi's goes
+negative). A record is recalled only when it shares enough of
 the query's words; its weight, the share of the query's distinct words it holds, says how much
 it may reorder the search. No network, no model.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -60,12 +63,8 @@ def recall(records: Sequence[MemoryRecord], query: str, limit: int = MAX_RECALLE
     distinct = set(query_words)
     if not records or not distinct:
         return []
-    # imported here: it brings numpy, a tenth of a second of start-up that a heal with no earlier
-    # records (most of them) would pay for nothing
-    from rank_bm25 import BM25Plus
-
     corpus = [words(r.text()) or ["_"] for r in records]
-    scores = BM25Plus(corpus).get_scores(query_words)
+    scores = bm25plus_scores(corpus, query_words)
     found = []
     for record, doc, score in zip(records, corpus, scores, strict=True):
         weight = len(distinct & set(doc)) / len(distinct)
@@ -73,6 +72,32 @@ def recall(records: Sequence[MemoryRecord], query: str, limit: int = MAX_RECALLE
             found.append(Recalled(record, round(float(score), 4), round(weight, 3)))
     found.sort(key=lambda r: (-r.score, r.record.created))
     return found[:limit]
+
+
+def bm25plus_scores(
+    corpus: Sequence[Sequence[str]],
+    query: Sequence[str],
+    *,
+    k1: float = 1.5,
+    b: float = 0.75,
+    delta: float = 1.0,
+) -> list[float]:
+    """Each document's BM25+ score for `query` (a repeated query word counts each time), with
+    idf = log((N + 1) / n(word)). Plain Python: a store holds hundreds of records, not millions,
+    and numpy's import would cost every heal with a memory a tenth of a CPU-second."""
+    counts = [Counter(doc) for doc in corpus]
+    holding = Counter(word for doc in counts for word in doc)
+    size = len(corpus)
+    average = sum(len(doc) for doc in corpus) / size
+    idf = {word: math.log((size + 1) / n) for word, n in holding.items()}
+    scores = [0.0] * size
+    for word in query:
+        weight = idf.get(word, 0.0)
+        for index, doc in enumerate(counts):
+            freq = doc.get(word, 0)
+            norm = k1 * (1 - b + b * len(corpus[index]) / average) + freq
+            scores[index] += weight * (delta + (freq * (k1 + 1)) / norm)
+    return scores
 
 
 def order_of(recalled: Iterable[Recalled]) -> RecalledOrder:

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from selfheal.agent.report.recall import helped, lesson_of, lessons_of, order_of, recall, words
+import math
+
+from selfheal.agent.report.recall import (
+    bm25plus_scores,
+    helped,
+    lesson_of,
+    lessons_of,
+    order_of,
+    recall,
+    words,
+)
 from tests.agent.report.test_memory import record
 
 
@@ -10,6 +20,25 @@ def test_words_split_names_and_drop_noise():
     assert words("tests/test_rates.py::test_hit_rate ZeroDivisionError") == [
         "rates", "hit", "rate", "zero", "division", "error",
     ]  # fmt: skip
+
+
+def test_bm25plus_scores_are_the_papers_formula():
+    # the scores rank_bm25's BM25Plus (k1 1.5, b 0.75, delta 1) gave for this corpus, to the last bit
+    corpus = [
+        ["zero", "division", "error", "average", "word", "length"],
+        ["index", "error", "merge", "intervals"],
+        ["zero", "division", "error", "mean"],
+    ]
+    query = ["zero", "division", "error", "average"]
+    assert bm25plus_scores(corpus, query) == [5.771903144418262, 3.3677172843346863, 4.8492532427834245]
+    # by hand for the second document: only "error" (in all three: idf log(4/3)) is in it; the
+    # query's other words add idf * delta each (idf log(4/2) twice, log(4/1) once)
+    by_hand = math.log(4 / 3) * (1 + 2.5 / (1.5 * (0.25 + 0.75 * 4 / (14 / 3)) + 1))
+    by_hand += 2 * math.log(2) + math.log(4)
+    assert math.isclose(bm25plus_scores(corpus, query)[1], by_hand, rel_tol=1e-12)
+    # a word no record holds adds nothing, and a store of one record still scores above zero
+    assert bm25plus_scores(corpus, ["absent"]) == [0.0, 0.0, 0.0]
+    assert bm25plus_scores([["zero", "error"]], ["zero"]) == [math.log(2) * (1 + 2.5 / 2.5)]
 
 
 def test_the_most_similar_record_is_recalled_first_and_an_unrelated_one_not_at_all():
