@@ -42,7 +42,10 @@ WORKER_COLLECT_LIMIT = 400
 # Whether the interpreter starts and can find pytest. Finding, not importing: importing pytest
 # costs a fifth of a CPU-second in every heal, and a pytest that is found but broken fails the
 # baseline run with its own traceback, which says more than this check could.
-FINDS_PYTEST = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('pytest') else 3)"
+NO_PYTEST = 3  # the check's exit code where the interpreter starts but has no pytest
+FINDS_PYTEST = (
+    f"import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('pytest') else {NO_PYTEST})"
+)
 
 
 def check_interpreter(state: HealState) -> None:
@@ -51,7 +54,7 @@ def check_interpreter(state: HealState) -> None:
         said = probe.stderr.strip().splitlines()
         detail = f" ({said[-1]})" if said and "permission denied" in said[-1] else ""
         raise InterpreterError(f"Python interpreter not found: {state.python}{detail}")
-    if probe.returncode == 3:
+    if probe.returncode == NO_PYTEST:
         raise InterpreterError(
             f"{state.python} has no pytest; install pytest for it or pass --python with one that has"
         )

@@ -6,9 +6,9 @@
 
 Ranked by Okapi BM25+ (Trotman et al., "Improvements to BM25 and Language Models Examined"; BM25+
 because its idf stays positive in a store of one or two records, where plain Okapi's goes
-negative). A record is recalled only when it shares enough of
-the query's words; its weight, the share of the query's distinct words it holds, says how much
-it may reorder the search. No network, no model.
+negative). A record is recalled only when it shares enough of the query's words; its weight, the
+share of the query's distinct words it holds, says how much it may reorder the search. No
+network, no model.
 """
 
 from __future__ import annotations
@@ -90,13 +90,14 @@ def bm25plus_scores(
     size = len(corpus)
     average = sum(len(doc) for doc in corpus) / size
     idf = {word: math.log((size + 1) / n) for word, n in holding.items()}
+    # the length part of each document's norm, once per document, not once per query word
+    length_norms = [k1 * (1 - b + b * len(doc) / average) for doc in corpus]
     scores = [0.0] * size
     for word in query:
         weight = idf.get(word, 0.0)
         for index, doc in enumerate(counts):
             freq = doc.get(word, 0)
-            norm = k1 * (1 - b + b * len(corpus[index]) / average) + freq
-            scores[index] += weight * (delta + (freq * (k1 + 1)) / norm)
+            scores[index] += weight * (delta + (freq * (k1 + 1)) / (length_norms[index] + freq))
     return scores
 
 

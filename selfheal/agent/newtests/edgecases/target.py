@@ -10,6 +10,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import doctest
 
 FUNCTION, INSTANCE, CLASSMETHOD, STATICMETHOD, PROPERTY = (
     "function",
@@ -135,7 +139,7 @@ def docstring_examples(info: FunctionInfo, limit: int = 10) -> list[Example]:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _doctest_examples(text: str) -> list:
+def _doctest_examples(text: str) -> list[doctest.Example]:
     if ">>>" not in text:
         return []
     import doctest  # only where there is an example to parse: it brings unittest and pdb
