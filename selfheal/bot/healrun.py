@@ -2,6 +2,9 @@
 
     run_heal(settings, trigger, checkout, progress, log, ...) -> (HealResult, report, output folder)
 
+The record is added after the heal and before its outputs are written, so that a record the
+branch refused is said where the maintainer reads (report.json, the pull request's body).
+
 The heal's configuration is the caller's (the workflow's inputs, the server's config) with what the
 trigger asks for; the sandbox must keep the repository's code away from the token.
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,7 @@ from selfheal.agent.exceptions import ConfigError, HealInterrupted
 from selfheal.agent.loop import heal
 from selfheal.agent.model.strategy import setup_for
 from selfheal.agent.report.memory import MEMORY_FILE, render_lines, worth_keeping
-from selfheal.agent.report.outputs import write_outputs
+from selfheal.agent.report.outputs import scrubbed_report, write_outputs
 from selfheal.agent.report.result import HealResult
 from selfheal.bot.events import Trigger
 from selfheal.bot.exceptions import GitError, SandboxRefused
@@ -53,17 +57,19 @@ def remember(
     branch: str,
     run_url: str,
     log: EventSink | None,
-) -> None:
+) -> str | None:
+    """Adds the heal's record to the branch; the note to publish when it could not be added."""
     record = worth_keeping(result, report)
     if record is None:
-        return
+        return None
     record = replace(record, branch=branch, run=run_url)
     try:
         memory.append(record)
     except GitError as exc:  # the heal and its pull request stand; only the record is lost
         _note(log, f"the heal's record was not added to {MEMORY_BRANCH}: {exc}")
         # the notes are published: the git error's words (its remote's address) stay out of them
-        result.notes.append(f"this heal was not remembered: the {MEMORY_BRANCH} branch could not be written")
+        return f"this heal was not remembered: the {MEMORY_BRANCH} branch could not be written"
+    return None
 
 
 def _note(log: EventSink | None, text: str) -> None:
@@ -80,7 +86,9 @@ def run_heal(
     log: EventSink | None,
     memory_file: Path | None = None,
     notes: tuple[str, ...] = (),
+    keep: Callable[[HealResult, dict[str, Any]], str | None] | None = None,
 ) -> tuple[HealResult, dict[str, Any], Path]:
+    """`keep(result, report)` adds the heal to the memory, returning a note when it could not."""
     flags = dict(settings.heal_flags)
     flags["memory"] = memory_file is not None
     flags["memory_path"] = memory_file
@@ -133,5 +141,9 @@ def run_heal(
             f"memory off: the {MEMORY_BRANCH} branch is written with a git push, and publish-with "
             "api pushes nothing with git"
         )
+    if keep is not None:
+        refused = keep(result, scrubbed_report(result))
+        if refused:
+            result.notes.append(refused)
     report = write_outputs(result, trace, out_dir)
     return result, report, out_dir

@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -167,12 +168,15 @@ class Bot:
                 f"{MEMORY_BRANCH}",
             )
         )
+        keep = (
+            partial(remember, memory, branch=target.branch, run_url=self.settings.run_url, log=self.log)
+            if memory is not None and writes
+            else None
+        )
         result, report, out_dir = run_heal(
-            self.settings, trigger, checkout, progress, self.log, recalled_from, unwritten
+            self.settings, trigger, checkout, progress, self.log, recalled_from, unwritten, keep
         )
         outcome = Outcome(result.status, result.error or result.status, result, report, None, out_dir)
-        if memory is not None and writes:
-            remember(memory, result, report, target.branch, self.settings.run_url, self.log)
 
         if result.status not in (HEALED, PARTIAL) or not result.changes:
             self.talk.conclude(

@@ -111,3 +111,31 @@ def test_a_fork_and_memory_off_write_nothing(world: World) -> None:
     assert MEMORY_BRANCH not in remote_branches(world)
     report = json.loads((off.report_dir / "report.json").read_text(encoding="utf-8"))
     assert report["memory"] == {"version": 1, "store": "off", "recalled": []}
+
+
+def test_a_memory_branch_the_remote_refuses_is_said_in_the_report_and_the_pull_request(world: World) -> None:
+    """The remote turns the memory branch's push away (a protected branch, a hook): the heal and its
+    pull request stand, and the maintainer reads that this heal was not remembered."""
+    hook = world.remote / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\n"
+        "while read old new ref; do\n"
+        f'  if [ "$ref" = "refs/heads/{MEMORY_BRANCH}" ]; then\n'
+        f'    echo "{MEMORY_BRANCH} is protected" >&2; exit 1\n'
+        "  fi\n"
+        "done\n"
+        "exit 0\n",
+        encoding="utf-8",
+    )
+    hook.chmod(0o755)
+    red = world.run("workflow_run", payloads.workflow_run(conclusion="failure", head_sha=world.shas["main"]))
+    assert (red.returncode, red.outputs["status"]) == (0, "healed"), red.stderr
+    assert MEMORY_BRANCH not in remote_branches(world)
+    said = f"this heal was not remembered: the {MEMORY_BRANCH} branch could not be written"
+    report = json.loads((red.report_dir / "report.json").read_text(encoding="utf-8"))
+    assert said in report["notes"]
+    [pull] = pulls_by_head(world, red.outputs["branch"])
+    assert said in pull["body"]
+    # the git error's own words (the remote's address, the hook's message) stay in the log
+    assert "is protected" not in pull["body"] and "is protected" not in json.dumps(report)
+    assert_no_token_anywhere(world, red)

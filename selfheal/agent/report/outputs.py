@@ -52,12 +52,17 @@ def runs_folder(base: Path) -> Path:
     return runs
 
 
+def scrubbed_report(result: HealResult, scrubber: Scrubber | None = None) -> dict:
+    """report.json's content, as `write_outputs` would write it now."""
+    # scrubbed as data, before serialising: JSON would escape a value with quotes or non-ASCII
+    return (scrubber or process_scrubber()).scrub_data(build_report(result))
+
+
 def write_outputs(result: HealResult, trace: Trace, out_dir: Path, scrubber: Scrubber | None = None) -> dict:
     """Write the output folder, scrubbed; the report as written. `scrubber` defaults to the
     process's (`process_scrubber`: built from the secrets the entrypoint was started with)."""
     scrub = scrubber or process_scrubber()
-    # scrubbed as data, before serialising: JSON would escape a value with quotes or non-ASCII
-    report = scrub.scrub_data(build_report(result))
+    report = scrubbed_report(result, scrub)
     final = out_dir / "report.json"
     partial = out_dir / f".report.json.{secrets.token_hex(4)}.tmp"
     try:
