@@ -15,8 +15,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import re
 import shlex
 import shutil
+import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,6 +29,13 @@ from evaluation.realbugs.pytest_run import PytestRun, covers, run_pytest
 from evaluation.realbugs.sdist import SdistCache, SdistUnavailable
 
 BUILT, REPRODUCED, EXCLUDED, UNAVAILABLE = "built", "reproduced", "excluded", "unavailable"
+MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][\w.]*)'")
+
+
+class MissingDependency(Exception):
+    """The tests import a module this interpreter lacks: the machine's doing, not the bug's."""
+
+
 # a task is committed with `git add -A`: a project's .gitignore would leave out sdist files that
 # its build generated (a `_version.py`, compiled translations), so the heal would lack them
 SKIPPED_IN_COPY = shutil.ignore_patterns(
@@ -82,7 +91,12 @@ def build_bug(bug: Bug, cache: SdistCache, tasks_dir: Path, rebuild: bool = Fals
     except SdistUnavailable as exc:
         return Outcome(bug.id, UNAVAILABLE, str(exc))
     shutil.rmtree(target, ignore_errors=True)
-    outcome = _build(bug, buggy, fixed, target)
+    try:
+        outcome = _build(bug, buggy, fixed, target)
+    except MissingDependency as exc:
+        # unavailable, and no stamp: installing the module makes the next build reproduce it
+        shutil.rmtree(target, ignore_errors=True)
+        return Outcome(bug.id, UNAVAILABLE, str(exc))
     if outcome.state == EXCLUDED and not target.is_dir():
         target.mkdir(parents=True)
     stamp.write_text(
@@ -117,7 +131,7 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
         listed = [*bug.pytest_args, *(f"--deselect={d.test}" for d in bug.deselect)]
         before = run_pytest(base, [*bug.test_files, *listed])
         after = run_pytest(patched, [*bug.test_files, *listed])
-        problem = _not_reproduced(bug, before, after)
+        problem = _not_reproduced(bug, before, after, buggy)
         if problem:
             return Outcome(bug.id, EXCLUDED, problem)
         fixed_by_release = before.failed() & after.passed()
@@ -179,11 +193,12 @@ def _task_repo(
     return into
 
 
-def _not_reproduced(bug: Bug, before: PytestRun, after: PytestRun) -> str:
+def _not_reproduced(bug: Bug, before: PytestRun, after: PytestRun, tree: Path) -> str:
     for run, release in ((before, bug.buggy), (after, bug.fixed)):
         if run.timed_out:
             return f"the visible tests timed out on {release}"
         if run.returncode not in (0, 1) or not run.outcomes:
+            _raise_if_missing_dependency(run, tree)
             return f"the visible tests do not run on {release} (exit {run.returncode}): {_tail(run)}"
     for listed in bug.failing:
         fails = [t for t in before.failed() if covers(listed, t)]
@@ -193,6 +208,19 @@ def _not_reproduced(bug: Bug, before: PytestRun, after: PytestRun) -> str:
         if not all(t in passes for t in fails):
             return f"{listed} does not pass with the fixed sources of {bug.fixed}"
     return ""
+
+
+def _raise_if_missing_dependency(run: PytestRun, tree: Path) -> None:
+    """A module the tests import that neither the release nor this interpreter has: a test
+    dependency to install (the release's own modules missing is the release's problem)."""
+    for name in MISSING_MODULE.findall(run.output):
+        top = name.split(".")[0]
+        if any((root / top).exists() or (root / f"{top}.py").exists() for root in (tree, tree / "src")):
+            continue
+        raise MissingDependency(
+            f"the tests import {top}, which {sys.executable} does not have: "
+            "pip install -e '.[bench]' installs the real-bug suite's test dependencies"
+        )
 
 
 def _tail(run: PytestRun) -> str:

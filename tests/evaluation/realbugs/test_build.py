@@ -3,6 +3,7 @@ here as wheel-less sdists, taken by pip from a local folder."""
 
 from __future__ import annotations
 
+import sys
 import tarfile
 import textwrap
 import tomllib
@@ -248,6 +249,24 @@ def test_a_release_that_cannot_be_downloaded_is_unavailable(releases, tmp_path):
     outcome = build_bug(_bug(id="tinyrange-gone", fixed="9.9"), cache, tmp_path / "tasks")
     assert outcome.state == UNAVAILABLE
     assert outcome.why.startswith("tinyrange==9.9: pip download failed")
+
+
+def test_tests_that_import_a_module_this_interpreter_lacks_are_unavailable_not_excluded(tmp_path):
+    """A test dependency missing here says nothing about the bug: the task is counted as not
+    validated (never left out of the count), and nothing is cached, so installing it is enough."""
+    index = tmp_path / "index"
+    needs = "import selfheal_absent_test_dependency\n\n"
+    _sdist(index, "1.0", BUGGY, {"tests/test_range.py": needs + TESTS_BUGGY})
+    fixed_tests = {"tests/test_range.py": needs + TESTS_FIXED, "tests/test_more.py": TESTS_MORE}
+    _sdist(index, "1.1", FIXED, fixed_tests)
+    cache = SdistCache(tmp_path / "cache", str(index))
+    outcome = build_bug(_bug(), cache, tmp_path / "tasks")
+    assert outcome.state == UNAVAILABLE
+    assert outcome.why == (
+        f"the tests import selfheal_absent_test_dependency, which {sys.executable} does not have: "
+        "pip install -e '.[bench]' installs the real-bug suite's test dependencies"
+    )
+    assert not (tmp_path / "tasks" / "tinyrange-clamp").exists()
 
 
 def test_the_suite_writes_subsets_of_reproduced_tasks_only(releases, tmp_path):
