@@ -83,7 +83,9 @@ def build_bug(bug: Bug, cache: SdistCache, tasks_dir: Path, rebuild: bool = Fals
     stamp = target / STAMP
     if not rebuild and stamp.is_file():
         recorded = json.loads(stamp.read_text(encoding="utf-8"))
-        if recorded.get("digest") == bug_digest(bug):
+        # an exclusion an older builder recorded for a missing test dependency is built again
+        stale = MISSING_MODULE.search(recorded.get("outcome", {}).get("why", ""))
+        if recorded.get("digest") == bug_digest(bug) and not stale:
             return _outcome_from(recorded["outcome"])
     try:
         buggy = cache.tree(bug.project, bug.buggy)

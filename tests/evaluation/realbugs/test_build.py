@@ -3,6 +3,7 @@ here as wheel-less sdists, taken by pip from a local folder."""
 
 from __future__ import annotations
 
+import json
 import sys
 import tarfile
 import textwrap
@@ -14,7 +15,7 @@ import pytest
 from evaluation.bench.hidden import patched_copy, run_hidden
 from evaluation.bench.reference import matches_reference_functions, task_matches_reference
 from evaluation.bench.tasks import load_task
-from evaluation.realbugs.build import EXCLUDED, REPRODUCED, UNAVAILABLE, build_bug
+from evaluation.realbugs.build import EXCLUDED, REPRODUCED, STAMP, UNAVAILABLE, build_bug
 from evaluation.realbugs.manifest import Manifest, parse_bug
 from evaluation.realbugs.sdist import SdistCache
 from evaluation.realbugs.suite import build_suite, reproduced_ids
@@ -267,6 +268,17 @@ def test_tests_that_import_a_module_this_interpreter_lacks_are_unavailable_not_e
         "pip install -e '.[bench]' installs the real-bug suite's test dependencies"
     )
     assert not (tmp_path / "tasks" / "tinyrange-clamp").exists()
+
+
+def test_an_exclusion_recorded_for_a_missing_module_is_built_again(releases, tmp_path):
+    cache = SdistCache(tmp_path / "cache", str(releases))
+    assert build_bug(_bug(), cache, tmp_path / "tasks").state == REPRODUCED
+    stamp = tmp_path / "tasks" / "tinyrange-clamp" / STAMP
+    recorded = json.loads(stamp.read_text(encoding="utf-8"))
+    why = "conftest.py:7: in <module> | E   ModuleNotFoundError: No module named 'hypothesis'"
+    recorded["outcome"] |= {"state": EXCLUDED, "why": why}
+    stamp.write_text(json.dumps(recorded), encoding="utf-8")
+    assert build_bug(_bug(), cache, tmp_path / "tasks").state == REPRODUCED
 
 
 def test_the_suite_writes_subsets_of_reproduced_tasks_only(releases, tmp_path):
