@@ -133,7 +133,7 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
         listed = [*bug.pytest_args, *(f"--deselect={d.test}" for d in bug.deselect)]
         before = run_pytest(base, [*bug.test_files, *listed])
         after = run_pytest(patched, [*bug.test_files, *listed])
-        problem = _not_reproduced(bug, before, after, buggy)
+        problem = _not_reproduced(bug, before, after, (buggy, fixed))
         if problem:
             return Outcome(bug.id, EXCLUDED, problem)
         fixed_by_release = before.failed() & after.passed()
@@ -195,12 +195,12 @@ def _task_repo(
     return into
 
 
-def _not_reproduced(bug: Bug, before: PytestRun, after: PytestRun, tree: Path) -> str:
+def _not_reproduced(bug: Bug, before: PytestRun, after: PytestRun, trees: tuple[Path, ...]) -> str:
     for run, release in ((before, bug.buggy), (after, bug.fixed)):
         if run.timed_out:
             return f"the visible tests timed out on {release}"
         if run.returncode not in (0, 1) or not run.outcomes:
-            _raise_if_missing_dependency(run, tree)
+            _raise_if_missing_dependency(run, trees)
             return f"the visible tests do not run on {release} (exit {run.returncode}): {_tail(run)}"
     for listed in bug.failing:
         fails = [t for t in before.failed() if covers(listed, t)]
@@ -212,12 +212,13 @@ def _not_reproduced(bug: Bug, before: PytestRun, after: PytestRun, tree: Path) -
     return ""
 
 
-def _raise_if_missing_dependency(run: PytestRun, tree: Path) -> None:
-    """A module the tests import that neither the release nor this interpreter has: a test
-    dependency to install (the release's own modules missing is the release's problem)."""
+def _raise_if_missing_dependency(run: PytestRun, trees: tuple[Path, ...]) -> None:
+    """A module the tests import that neither release nor this interpreter has: a test dependency
+    to install (one of the releases' own modules missing is the releases' problem)."""
+    roots = [root for tree in trees for root in (tree, tree / "src")]
     for name in MISSING_MODULE.findall(run.output):
         top = name.split(".")[0]
-        if any((root / top).exists() or (root / f"{top}.py").exists() for root in (tree, tree / "src")):
+        if any((root / top).exists() or (root / f"{top}.py").exists() for root in roots):
             continue
         raise MissingDependency(
             f"the tests import {top}, which {sys.executable} does not have: "
