@@ -41,7 +41,9 @@ class MissingDependency(Exception):
 SKIPPED_IN_COPY = shutil.ignore_patterns(
     "*.egg-info", "__pycache__", "*.pyc", ".pytest_cache", ".tox", ".gitignore"
 )
-BUILDER_VERSION = 4  # a change of how tasks are built rebuilds every task
+# a change of how tasks are built rebuilds every task (5: a missing test dependency makes a task
+# unavailable, where 4 cached it as excluded)
+BUILDER_VERSION = 5
 STAMP = "build.json"
 BOTH_FAIL = (
     "fails with the buggy sources and with the fix's sources alike here "
@@ -83,9 +85,7 @@ def build_bug(bug: Bug, cache: SdistCache, tasks_dir: Path, rebuild: bool = Fals
     stamp = target / STAMP
     if not rebuild and stamp.is_file():
         recorded = json.loads(stamp.read_text(encoding="utf-8"))
-        # an exclusion an older builder recorded for a missing test dependency is built again
-        stale = MISSING_MODULE.search(recorded.get("outcome", {}).get("why", ""))
-        if recorded.get("digest") == bug_digest(bug) and not stale:
+        if recorded.get("digest") == bug_digest(bug):
             return _outcome_from(recorded["outcome"])
     try:
         buggy = cache.tree(bug.project, bug.buggy)

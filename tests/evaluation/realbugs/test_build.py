@@ -3,11 +3,13 @@ here as wheel-less sdists, taken by pip from a local folder."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import tarfile
 import textwrap
 import tomllib
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,15 @@ import pytest
 from evaluation.bench.hidden import patched_copy, run_hidden
 from evaluation.bench.reference import matches_reference_functions, task_matches_reference
 from evaluation.bench.tasks import load_task
-from evaluation.realbugs.build import EXCLUDED, REPRODUCED, STAMP, UNAVAILABLE, build_bug
+from evaluation.realbugs.build import (
+    BUILDER_VERSION,
+    EXCLUDED,
+    REPRODUCED,
+    STAMP,
+    UNAVAILABLE,
+    bug_digest,
+    build_bug,
+)
 from evaluation.realbugs.manifest import Manifest, parse_bug
 from evaluation.realbugs.sdist import SdistCache
 from evaluation.realbugs.suite import build_suite, reproduced_ids
@@ -270,12 +280,17 @@ def test_tests_that_import_a_module_this_interpreter_lacks_are_unavailable_not_e
     assert not (tmp_path / "tasks" / "tinyrange-clamp").exists()
 
 
-def test_an_exclusion_recorded_for_a_missing_module_is_built_again(releases, tmp_path):
+def test_an_exclusion_recorded_by_an_older_builder_is_built_again(releases, tmp_path):
+    """An older builder cached a missing test dependency as an exclusion: its stamp's digest (of
+    another builder version) no longer matches, so the task is built again."""
     cache = SdistCache(tmp_path / "cache", str(releases))
     assert build_bug(_bug(), cache, tmp_path / "tasks").state == REPRODUCED
     stamp = tmp_path / "tasks" / "tinyrange-clamp" / STAMP
     recorded = json.loads(stamp.read_text(encoding="utf-8"))
+    assert recorded["digest"] == bug_digest(_bug())
     why = "conftest.py:7: in <module> | E   ModuleNotFoundError: No module named 'hypothesis'"
+    older = {"builder": BUILDER_VERSION - 1, **asdict(_bug())}
+    recorded["digest"] = hashlib.sha256(json.dumps(older, sort_keys=True).encode()).hexdigest()[:12]
     recorded["outcome"] |= {"state": EXCLUDED, "why": why}
     stamp.write_text(json.dumps(recorded), encoding="utf-8")
     assert build_bug(_bug(), cache, tmp_path / "tasks").state == REPRODUCED
