@@ -32,6 +32,8 @@ from selfheal.agent.run.tracebacks import parse_frames
 
 SPECTRUM_WEIGHT = 0.7
 TRACEBACK_WEIGHT = 0.3
+# the lines worth a first look: at least this share of the best line's suspiciousness
+FIRST_LOOK_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ class Localization:
     had_coverage: bool
     crashes: tuple[Crash, ...] = ()
 
-    def top_lines(self, limit: int = 40, floor: float = 0.25) -> list[SuspiciousLine]:
+    def top_lines(self, limit: int = 40, floor: float = FIRST_LOOK_SHARE) -> list[SuspiciousLine]:
         if not self.lines:
             return []
         best = self.lines[0].score

@@ -1,6 +1,7 @@
 """Call operators: builtin and method swaps, reversed sorts, argument swaps and call unwrapping.
 
-Methods of the same class with related names come from `sibling_methods`.
+Methods of the same class with related names come from `sibling_methods`; a method's own class
+called by name, where the receiver's class is meant, from `receiver_class`.
 
 Also the bounds a call sets: `range(...)` and `len(...)` get the off-by-one sites of
 `bound_operators`; `len(...)` as an operand of arithmetic is moved by `operand_offsets` instead,
@@ -17,6 +18,7 @@ from selfheal.agent.repair.bound_operators import off_by_one_sites
 from selfheal.agent.repair.edits import Edit
 from selfheal.agent.repair.mutation import ATOMS, Mutation, paren, short
 from selfheal.agent.repair.operand_offsets import in_arithmetic
+from selfheal.agent.repair.receiver_class import receiver_class_mutations
 from selfheal.agent.repair.sibling_methods import sibling_method_mutations
 
 FUNCTION_SWAPS = {
@@ -97,6 +99,7 @@ def call_mutations(src, node: ast.Call, parents, facts, module) -> Iterator[Muta
         )
     if isinstance(func, ast.Attribute):
         yield from sibling_method_mutations(src, node, tuple(module.classes), (name, *swaps))
+    yield from receiver_class_mutations(src, node, parents, facts, module)
     if name in ("sorted",) or (isinstance(func, ast.Attribute) and name == "sort"):
         reverse = [k for k in node.keywords if k.arg == "reverse"]
         if not reverse:

@@ -66,6 +66,8 @@ PRIORS = {
     "conversion": 0.55,
     # a method of the same class with a related name (sibling_methods.py)
     "sibling-method": 0.5,
+    # a method's own class called by name where the receiver's class is meant (receiver_class.py)
+    "receiver-class": 0.5,
     # expression synthesis from in-scope values (synthesis.py): below the single-token families,
     # weighted up by the failing tests' actual and expected values
     "synthesis-adjust": 0.5,

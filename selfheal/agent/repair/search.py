@@ -5,7 +5,10 @@ expression synthesis (capped per statement and per heal) applied to the most sus
 statements first, ranked by suspiciousness x operator prior (ties broken by a seeded shuffle, so
 a given seed always gives the same order). Each is screened; once one is plausible, a few more
 are screened so that the smallest plausible edit can win. When no single mutation fixes
-anything, pairs of the most promising singles are tried (bounded).
+anything, pairs of the most promising singles are tried (bounded). When even those leave the
+budget unspent, the search widens to the lines the failing tests point to only weakly (below a
+quarter of the best line's suspiciousness, down to `wide_floor`), single mutations only: the
+quarter floor keeps the first pass precise, it should not end a heal that has budget left.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 
+from selfheal.agent.localize.spectrum import FIRST_LOOK_SHARE
 from selfheal.agent.repair.directed import directed_mutations
 from selfheal.agent.repair.edits import Candidate, Edit, SourceFile, TopLevelSpans, apply_edits, content_key
 from selfheal.agent.repair.evidence import FailureEvidence
@@ -45,6 +49,10 @@ ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 @dataclass(frozen=True)
 class SearchSettings:
     max_lines: int = 40
+    # suspicious lines first searched: at least this share of the best line's suspiciousness
+    floor: float = FIRST_LOOK_SHARE
+    # the widened pass, once the first found nothing: down to this share, up to max_lines in all
+    wide_floor: float = 0.05
     explore_after_plausible: int = 40
     explore_seconds: float = 15.0  # ... or this long, whichever ends first
     # distinct plausible patches to collect, so that where they disagree can be shown: at most
@@ -144,13 +152,23 @@ class SearchStrategy:
         self.settings = settings or SearchSettings()
 
     # -- candidate generation ------------------------------------------------------------
-    def candidates(self, context: RepairContext) -> list[Candidate]:
+    def candidates(self, context: RepairContext, wide: bool = False) -> list[Candidate]:
+        """The first pass's candidates; with `wide`, those of the lines only the widened pass
+        reaches (the first pass's statements left out)."""
         files: dict[str, tuple[SourceFile, dict, ModuleFacts]] = {}
         statements_seen: set[tuple[str, int, int]] = set()
-        contents_seen: set[str] = set()
-        found: list[Candidate] = []
-        sites: list[tuple[str, ast.stmt, float, str]] = []  # file, statement, suspiciousness, function
-        for suspect in context.localization.top_lines(self.settings.max_lines):
+        sites = self._sites(context, self.settings.floor, files, statements_seen)
+        sites += self._module_definitions(sites, files, statements_seen)
+        if wide:  # statements_seen holds the first pass's statements now
+            sites = self._sites(context, self.settings.wide_floor, files, statements_seen)
+            sites += self._module_definitions(sites, files, statements_seen)
+        return self._mutations_at(context, sites, files)
+
+    def _sites(self, context, floor, files, statements_seen) -> list[tuple[str, ast.stmt, float, str]]:
+        """The statements of the suspicious lines down to `floor` (file, statement, suspiciousness,
+        function), most suspicious first, skipping those in `statements_seen` (which grows)."""
+        sites: list[tuple[str, ast.stmt, float, str]] = []
+        for suspect in context.localization.top_lines(self.settings.max_lines, floor=floor):
             if suspect.file not in context.sources:
                 continue
             if suspect.file not in files:
@@ -168,7 +186,11 @@ class SearchStrategy:
                 continue
             statements_seen.add(key)
             sites.append((suspect.file, statement, suspect.score, suspect.function))
-        sites += self._module_definitions(sites, files, statements_seen)
+        return sites
+
+    def _mutations_at(self, context, sites, files) -> list[Candidate]:
+        contents_seen: set[str] = set()
+        found: list[Candidate] = []
         evidence = FailureEvidence.of(context)
         spans = TopLevelSpans(context.sources)
         values = ValueEvidence.of(context)
@@ -237,16 +259,37 @@ class SearchStrategy:
                 if key in statements_seen or (key in found and found[key][2] >= discounted):
                     continue
                 found[key] = (path, definition, discounted, "<module>")
+        statements_seen.update(found)
         return list(found.values())
 
     # -- search ---------------------------------------------------------------------------
     def repair(self, context: RepairContext, screen: ScreenFn, budget: Budget) -> RepairOutcome:
-        settings = self.settings
         outcome = RepairOutcome()
         singles = self.candidates(context)
         single_limit = budget.spent + max(
-            1, int((budget.max_candidates - budget.spent) * settings.single_share)
+            1, int((budget.max_candidates - budget.spent) * self.settings.single_share)
         )
+        promising, disruptive = self._singles(singles, screen, budget, outcome, single_limit)
+        # Pairs also when a single fixed some tests: a partial fix found first can be a
+        # coincidence (arguments swapped into a lucky result) that a pair does properly.
+        if not outcome.plausible and not budget.exhausted:
+            self._pairs(context, screen, budget, singles, promising, disruptive, outcome)
+        if not outcome.plausible and not budget.exhausted:
+            wider = self.candidates(context, wide=True)
+            outcome.widened = bool(wider)
+            self._singles(wider, screen, budget, outcome, budget.max_candidates)
+        outcome.plausible.sort(key=lambda s: (edit_size(s.candidate, context.sources), -s.candidate.score))
+        if not outcome.stopped_because and budget.exhausted:
+            outcome.stopped_because = budget.reason
+        return outcome
+
+    def _singles(
+        self, singles, screen, budget, outcome, single_limit
+    ) -> tuple[list[Screening], list[Screening]]:
+        """Screen single mutations in order until the budget, `single_limit` without a plausible
+        one, or the exploring after the first plausible one ends; returns the screenings that
+        broke nothing (promising) and those that broke a passing test (disruptive), for pairs."""
+        settings = self.settings
         since_plausible = 0
         first_plausible_at = 0.0
         promising: list[Screening] = []  # changed nothing for the worse
@@ -278,14 +321,7 @@ class SearchStrategy:
                 promising.append(result)
             elif result.error is None and len(disruptive) < 200:
                 disruptive.append(result)
-        # Pairs also when a single fixed some tests: a partial fix found first can be a
-        # coincidence (arguments swapped into a lucky result) that a pair does properly.
-        if not outcome.plausible and not budget.exhausted:
-            self._pairs(context, screen, budget, singles, promising, disruptive, outcome)
-        outcome.plausible.sort(key=lambda s: (edit_size(s.candidate, context.sources), -s.candidate.score))
-        if not outcome.stopped_because and budget.exhausted:
-            outcome.stopped_because = budget.reason
-        return outcome
+        return promising, disruptive
 
     def _room_at(self, outcome: RepairOutcome, candidate: Candidate) -> bool:
         """Another plausible patch at this candidate's line is kept while the line has fewer than

@@ -94,6 +94,7 @@ class RepairOutcome:
     families_tried: dict[str, int] = field(default_factory=dict)
     ruled_out: list[Screening] = field(default_factory=list)  # the most promising failures
     stopped_because: str = ""
+    widened: bool = False  # the search went past its first lines to weakly suspicious ones
 
 
 class RepairStrategy(Protocol):

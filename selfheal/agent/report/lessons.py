@@ -7,6 +7,7 @@ nearly worked. Generic advice is not a lesson.
 from __future__ import annotations
 
 from selfheal.agent.events import count
+from selfheal.agent.localize.spectrum import FIRST_LOOK_SHARE
 from selfheal.agent.repair.edits import Candidate
 from selfheal.agent.report.result import ERROR, HEALED, NOTHING_TO_HEAL, PARTIAL, HealResult
 
@@ -60,6 +61,10 @@ FAMILY_MEANING = {
     "format-field": "a value was formatted without quoting or escaping",
     "conversion": "a value was not converted to the type the result needs",
     "sibling-method": "the wrong method of the same class was called",
+    "receiver-class": (
+        "a method named its own class where the receiver's class was meant, "
+        "so subclasses got the base class back"
+    ),
     "crash-name": "a name or attribute was misspelt",
     "crash-arity": "a call did not fit the signature of the function it called",
     "crash-none": "a value that can be None was used without checking for None",
@@ -159,9 +164,15 @@ def _localization_lesson(result: HealResult) -> list[str]:
             if suspect.traceback > 0
             else "; no traceback frame pointed there, so the bug showed as a wrong result, not an exception"
         )
+        weakly = (
+            f"; below {FIRST_LOOK_SHARE:.0%} of the best line's suspiciousness, the tests point at it only "
+            "weakly: the search reached it after the more suspicious lines gave no fix"
+            if suspect.score < lines[0].score * FIRST_LOOK_SHARE
+            else ""
+        )
         return [
             f"Localization ranked {fix.file}:{fix.line} #{rank} of {len(lines)} suspicious "
-            f"lines ({evidence}){frames}."
+            f"lines ({evidence}){frames}{weakly}."
         ]
     top = lines[:3]
     return [

@@ -50,13 +50,24 @@ REPO = {
             from shop import lazy
 
             return lazy.double(cart.total())
+
+
+        class Point:
+            __slots__ = ("x", "y")
+
+            def __init__(self, x, y):
+                self.x = x
+                self.y = y
+
+            def manhattan(self):
+                return abs(self.x) - abs(self.y)
         """,
     "shop/lazy.py": """
         def double(x):
             return x * 3
         """,
     "tests/test_prices.py": """
-        from shop.prices import TAX, Cart, lazy_total, rounded, with_tax
+        from shop.prices import TAX, Cart, Point, lazy_total, rounded, with_tax
 
 
         def test_tax():
@@ -86,6 +97,10 @@ REPO = {
         def test_noisy():
             print("x" * 100000)
             assert True
+
+
+        def test_manhattan():
+            assert Point(3, -4).manhattan() == 7
         """,
 }
 TESTS = [
@@ -98,6 +113,7 @@ TESTS = [
         "test_lazy",
         "test_tax_constant",
         "test_noisy",
+        "test_manhattan",
     )
 ]
 
@@ -136,7 +152,11 @@ def test_the_unpatched_code_screens_like_the_real_run(make_repo):
     with screeners(make_repo) as (worker, plain, _):
         fork = worker.screen({}, TESTS, timeout=30)
         real = plain.screen({}, TESTS, timeout=60)
-    failing = {"tests/test_prices.py::test_total", "tests/test_prices.py::test_lazy"}
+    failing = {
+        "tests/test_prices.py::test_total",
+        "tests/test_prices.py::test_lazy",
+        "tests/test_prices.py::test_manhattan",
+    }
     assert {t for t, o in fork.outcomes.items() if o != "passed"} == failing
     assert fork.outcomes == real.outcomes
     assert "assert 4 == 5" in fork.messages["tests/test_prices.py::test_total"]
@@ -155,6 +175,14 @@ def test_the_unpatched_code_screens_like_the_real_run(make_repo):
         ("shop/prices.py", "amount // 10 * 10", "amount // 10 * 10 + 1", "test_rounded", "failed"),
         # a property
         ("shop/prices.py", "return len(self.items)", "return len(self.items) + 1", "test_count", "failed"),
+        # a method of a class with __slots__: its instances keep their slots
+        (
+            "shop/prices.py",
+            "abs(self.x) - abs(self.y)",
+            "abs(self.x) + abs(self.y)",
+            "test_manhattan",
+            "passed",
+        ),
         # a module nobody imported yet when the worker started
         ("shop/lazy.py", "x * 3", "x * 2", "test_lazy", "failed"),
     ],
@@ -173,7 +201,10 @@ def test_two_file_candidate_fixes_the_lazy_test(make_repo):
             **edit(base, "shop/lazy.py", "x * 3", "x * 2"),
         }
         result = worker.screen(changes, TESTS, timeout=30)
-    assert all(o == "passed" for o in result.outcomes.values()), result.outcomes
+    # only the failure neither edit touches is left
+    assert {t for t, o in result.outcomes.items() if o != "passed"} == {
+        "tests/test_prices.py::test_manhattan"
+    }
 
 
 def test_each_candidate_starts_from_the_clean_base(make_repo):

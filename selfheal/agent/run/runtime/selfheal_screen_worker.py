@@ -133,7 +133,11 @@ def _swap_functions(old, new) -> bool:
     return True
 
 
-_CLASS_SKIP = {"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__"}
+_CLASS_SKIP = {"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__", "__slots__"}
+# A slot's descriptor serves only instances of the class that made it: given the new class's,
+# every instance of the old class would refuse the attribute ("descriptor 'x' for 'Point'
+# objects doesn't apply to a 'Point' object"). The old class keeps its own.
+_SLOT_DESCRIPTORS = (types.MemberDescriptorType, types.GetSetDescriptorType)
 
 
 def _swap_class(old_cls, new_cls) -> None:
@@ -141,6 +145,8 @@ def _swap_class(old_cls, new_cls) -> None:
         if name in _CLASS_SKIP:
             continue
         old_attr = vars(old_cls).get(name)
+        if isinstance(new_attr, _SLOT_DESCRIPTORS) and isinstance(old_attr, _SLOT_DESCRIPTORS):
+            continue
         if old_attr is not None and _swap_functions(old_attr, new_attr):
             continue
         if isinstance(old_attr, type) and isinstance(new_attr, type):
