@@ -7,8 +7,9 @@ a given seed always gives the same order). Each is screened; once one is plausib
 are screened so that the smallest plausible edit can win. When no single mutation fixes
 anything, pairs of the most promising singles are tried (bounded). When even those leave the
 budget unspent, the search widens to the lines the failing tests point to only weakly (below a
-quarter of the best line's suspiciousness, down to `wide_floor`), single mutations only: the
-quarter floor keeps the first pass precise, it should not end a heal that has budget left.
+quarter of the best line's suspiciousness, down to `wide_floor`), for its best-ranked
+`wide_candidates` single mutations: the quarter floor keeps the first pass precise, it should not
+end a heal that has budget left.
 """
 
 from __future__ import annotations
@@ -51,8 +52,11 @@ class SearchSettings:
     max_lines: int = 40
     # suspicious lines first searched: at least this share of the best line's suspiciousness
     floor: float = FIRST_LOOK_SHARE
-    # the widened pass, once the first found nothing: down to this share, up to max_lines in all
+    # the widened pass, once the first found nothing: down to this share, up to max_lines in all,
+    # and at most this many candidates: its lines are weakly suspect, so it gets a short look
+    # (about ten seconds of screening), not the rest of the budget
     wide_floor: float = 0.05
+    wide_candidates: int = 200
     explore_after_plausible: int = 40
     explore_seconds: float = 15.0  # ... or this long, whichever ends first
     # distinct plausible patches to collect, so that where they disagree can be shown: at most
@@ -275,7 +279,7 @@ class SearchStrategy:
         if not outcome.plausible and not budget.exhausted:
             self._pairs(context, screen, budget, singles, promising, disruptive, outcome)
         if not outcome.plausible and not budget.exhausted:
-            wider = self.candidates(context, wide=True)
+            wider = self.candidates(context, wide=True)[: self.settings.wide_candidates]
             outcome.widened = bool(wider)
             self._singles(wider, screen, budget, outcome, budget.max_candidates)
         outcome.plausible.sort(key=lambda s: (edit_size(s.candidate, context.sources), -s.candidate.score))

@@ -9,7 +9,7 @@ import textwrap
 from selfheal.agent.localize.spectrum import Localization, SuspiciousLine, Target
 from selfheal.agent.repair.edits import Candidate, apply_edits
 from selfheal.agent.repair.mutation import Hints
-from selfheal.agent.repair.search import SearchStrategy
+from selfheal.agent.repair.search import SearchSettings, SearchStrategy
 from selfheal.agent.repair.strategy import Budget, RepairContext, Screening
 
 SOURCE = textwrap.dedent(
@@ -104,3 +104,13 @@ def test_no_widening_once_the_budget_is_spent():
     assert not outcome.widened and not outcome.plausible
     assert len(screened) == 5 and {c.line for c in screened} <= {2, 3}
     assert outcome.stopped_because == "candidate budget of 5 spent"
+
+
+def test_the_widened_pass_is_a_short_look():
+    screen, screened = screen_with({TARGET: "count([1, 2]) == 99", PASSING: CHECKS[PASSING]})
+    settings = SearchSettings(wide_candidates=3)
+    outcome = SearchStrategy(settings).repair(context(), screen, Budget(max_candidates=1500, max_seconds=60))
+    assert outcome.widened and not outcome.plausible
+    wide = [c for c in screened if c.line == 7]
+    assert len(wide) == 3
+    assert wide == SearchStrategy(settings).candidates(context(), wide=True)[:3]

@@ -25,8 +25,10 @@ from evaluation.realbugs.build import (
     UNAVAILABLE,
     bug_digest,
     build_bug,
+    unreliable,
 )
 from evaluation.realbugs.manifest import Manifest, parse_bug
+from evaluation.realbugs.pytest_run import PytestRun
 from evaluation.realbugs.sdist import SdistCache
 from evaluation.realbugs.suite import build_suite, reproduced_ids
 
@@ -103,7 +105,13 @@ def test_needs_another_platform():
 """
 
 TESTS_MORE = """
+import pathlib
+
+import pytest
+
 from tinyrange import clamp
+
+RAN_BEFORE = pathlib.Path(__file__).with_name(".ran-before")
 
 
 def test_far_above():
@@ -112,6 +120,15 @@ def test_far_above():
 
 def test_at_high():
     assert clamp(10, 0, 10) == 10
+
+
+@pytest.mark.parametrize("width", [1, 2])
+def test_flaky_on_the_release(width):
+    # fails the first time a tree runs it, like a test that reads a pager's output under load
+    if width == 1:
+        first = not RAN_BEFORE.exists()
+        RAN_BEFORE.touch()
+        assert not first
 """
 
 TESTS_BUGGY = TESTS_FIXED.replace("def test_above():\n    assert clamp(12, 0, 10) == 10\n\n\n", "")
@@ -200,9 +217,24 @@ def test_the_task_holds_the_buggy_sources_with_the_fixed_tests(built):
     assert [p.relative_to(task.folder / "hidden").as_posix() for p in task.hidden_tests] == [
         "tests/test_more.py", "tests/test_range.py",
     ]  # fmt: skip
-    assert task.hidden_args == ("--deselect=tests/test_range.py::test_needs_another_platform",)
+    # test_flaky_on_the_release[1] failed on the fixed release's first run and passed on its
+    # second: both of its parametrizations are out, not only the one that failed
+    assert task.hidden_args == (
+        "--deselect=tests/test_range.py::test_needs_another_platform",
+        "--deselect=tests/test_more.py::test_flaky_on_the_release[1]",
+        "--deselect=tests/test_more.py::test_flaky_on_the_release[2]",
+    )
     meta = tomllib.loads((task.folder / "task.toml").read_text())
     assert meta["deselected"][0]["test"] == "tests/test_range.py::test_needs_another_platform"
+
+
+def test_a_test_the_release_fails_always_is_out_alone_and_a_flaky_one_whole():
+    first = {"t.py::test_env[a]": "FAILED", "t.py::test_env[b]": "PASSED"}
+    first |= {"t.py::test_pager[1]": "FAILED", "t.py::test_pager[2]": "PASSED"}
+    second = {**first, "t.py::test_pager[1]": "PASSED"}
+    runs = [PytestRun(1, first, ""), PytestRun(1, second, "")]
+    assert unreliable(runs) == {"t.py::test_env[a]", "t.py::test_pager[1]", "t.py::test_pager[2]"}
+    assert unreliable(runs[:1]) == {"t.py::test_env[a]", "t.py::test_pager[1]"}
 
 
 REFERENCE = "    if value >= high:\n        return high"
