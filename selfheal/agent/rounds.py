@@ -101,6 +101,7 @@ class RepairRounds:
                     plausible=len(outcome.plausible),
                     partial=outcome.partial is not None,
                     stopped=outcome.stopped_because,
+                    widened=outcome.widened,
                 )
             result.metrics.candidates_tried += outcome.tried
             for family, count in outcome.families_tried.items():

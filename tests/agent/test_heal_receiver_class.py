@@ -7,9 +7,15 @@ of `heal_repo`, then the concrete fix and what the localization lesson says of i
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
+from selfheal.agent.config import build_config
+from selfheal.agent.events import Trace
+from selfheal.agent.loop import heal
 from selfheal.agent.report.lessons import build_lessons
+from selfheal.sandbox import LocalSandbox
 from tests.agent.test_heal_bug_shapes import heal_repo
 from tests.conftest import diff_lines
 
@@ -73,7 +79,12 @@ def test_scaled_minutes_stay_minutes():
 """
 
 
-def test_a_method_that_names_its_class_builds_the_subclass_it_was_called_on(make_repo, run_heal, tmp_path):
+def test_a_method_that_names_its_class_builds_the_subclass_it_was_called_on(make_repo, tmp_path):
+    trace = Trace()
+
+    def run_heal(repo, **flags):
+        return heal(build_config(repo, {"python": sys.executable, **flags}), LocalSandbox(), trace)
+
     result = heal_repo(
         make_repo,
         run_heal,
@@ -88,5 +99,6 @@ def test_a_method_that_names_its_class_builds_the_subclass_it_was_called_on(make
     # twenty passing tests run `scaled` too, so the failing test points at `Minutes.of` first
     top = result.localization.lines[0]
     assert (top.file, top.function) == ("spans/durations.py", "Minutes.of")
+    assert [e.data["widened"] for e in trace.events if e.node == "repair"] == [True]
     lessons = build_lessons(result)
     assert any("the tests point at it only weakly" in lesson for lesson in lessons), lessons
