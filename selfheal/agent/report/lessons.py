@@ -164,12 +164,12 @@ def _localization_lesson(result: HealResult) -> list[str]:
             if suspect.traceback > 0
             else "; no traceback frame pointed there, so the bug showed as a wrong result, not an exception"
         )
-        weakly = (
-            f"; below {FIRST_LOOK_SHARE:.0%} of the best line's suspiciousness, the tests point at it only "
-            "weakly: the search reached it after the more suspicious lines gave no fix"
-            if suspect.score < lines[0].score * FIRST_LOOK_SHARE
-            else ""
-        )
+        weakly = ""
+        if suspect.score < lines[0].score * FIRST_LOOK_SHARE:
+            share = f"{FIRST_LOOK_SHARE:.0%}"
+            weakly = f"; below {share} of the best line's suspiciousness, the tests point at it only weakly"
+            if fix.strategy == "search":
+                weakly += ": the search reached it after the more suspicious lines gave no fix"
         return [
             f"Localization ranked {fix.file}:{fix.line} #{rank} of {len(lines)} suspicious "
             f"lines ({evidence}){frames}{weakly}."
