@@ -334,19 +334,23 @@ class ModuleFacts:
             for target in _assigned_names(node):
                 self.definitions[target] = node
 
-    def class_definition(self, class_name: str, name: str) -> ast.stmt | None:
-        """The class-body assignment `name` reads through `self`/`cls` of `class_name`, or
-        through the class's name: its own or a base class's in this file."""
-        visited: set[str] = set()
+    def lineage(self, class_name: str) -> list[str]:
+        """The class and the bases of it this file names, nearest first (breadth-first)."""
+        found: list[str] = []
         pending = [class_name]
         while pending:
             current = pending.pop(0)
-            if current in visited:
-                continue
-            visited.add(current)
+            if current not in found:
+                found.append(current)
+                pending += self.class_bases.get(current, [])
+        return found
+
+    def class_definition(self, class_name: str, name: str) -> ast.stmt | None:
+        """The class-body assignment `name` reads through `self`/`cls` of `class_name`, or
+        through the class's name: its own or a base class's in this file."""
+        for current in self.lineage(class_name):
             if (current, name) in self.class_definitions:
                 return self.class_definitions[(current, name)]
-            pending += self.class_bases.get(current, [])
         return None
 
 

@@ -38,7 +38,7 @@ def receiver_class_mutations(
         owner, ast.ClassDef
     ):
         return
-    if named.id not in _class_and_bases(owner.name, module):
+    if named.id not in module.lineage(owner.name):
         return
     receiver = _receiver(function)
     if receiver is None:
@@ -64,18 +64,6 @@ def _explicit_unbound_call(node: ast.Call, receiver: str) -> bool:
         and isinstance(node.args[0], ast.Name)
         and node.args[0].id == receiver
     )
-
-
-def _class_and_bases(class_name: str, module: ModuleFacts) -> set[str]:
-    """The class and every base of it that this file names, transitively."""
-    found: set[str] = set()
-    pending = [class_name]
-    while pending:
-        current = pending.pop()
-        if current not in found:
-            found.add(current)
-            pending += module.class_bases.get(current, [])
-    return found
 
 
 def _receiver(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str] | None:

@@ -63,7 +63,7 @@ class SearchSettings:
     # this many in all, and a handful at one line (more at one line are spellings of one idea)
     max_plausible: int = 8
     plausible_per_location: int = 3
-    max_synthesized: int = 160  # expression synthesis: its cap per heal
+    max_synthesized: int = 160  # expression synthesis: its cap per pass (first lines, widened)
     pair_pool: int = 14
     pair_pool_disruptive: int = 4  # places in the pool for singles that broke a passing test
     max_pairs: int = 250
@@ -149,6 +149,25 @@ def _enclosing_class(statement: ast.stmt, parents) -> str | None:
     return node.name if node is not None else None
 
 
+@dataclass
+class _Walk:
+    """What one repair's candidate generation reads once for all its passes: the files parsed so
+    far (path -> source, parents, module facts), the statements already taken as sites, and the
+    failing tests' evidence."""
+
+    files: dict[str, tuple[SourceFile, dict, ModuleFacts]]
+    statements_seen: set[tuple[str, int, int]]
+    evidence: FailureEvidence
+    spans: TopLevelSpans
+    values: ValueEvidence
+
+    @classmethod
+    def of(cls, context: RepairContext) -> _Walk:
+        return cls(
+            {}, set(), FailureEvidence.of(context), TopLevelSpans(context.sources), ValueEvidence.of(context)
+        )
+
+
 class SearchStrategy:
     name = "search"
 
@@ -159,19 +178,18 @@ class SearchStrategy:
     def candidates(self, context: RepairContext, wide: bool = False) -> list[Candidate]:
         """The first pass's candidates; with `wide`, those of the lines only the widened pass
         reaches (the first pass's statements left out)."""
-        files: dict[str, tuple[SourceFile, dict, ModuleFacts]] = {}
-        statements_seen: set[tuple[str, int, int]] = set()
-        sites = self._sites(context, self.settings.floor, files, statements_seen)
-        sites += self._module_definitions(sites, files, statements_seen)
-        if wide:  # statements_seen holds the first pass's statements now
-            sites = self._sites(context, self.settings.wide_floor, files, statements_seen)
-            sites += self._module_definitions(sites, files, statements_seen)
-        return self._mutations_at(context, sites, files)
+        walk = _Walk.of(context)
+        sites = self._next_sites(context, walk, self.settings.floor)
+        if wide:
+            sites = self._next_sites(context, walk, self.settings.wide_floor)
+        return self._mutations_at(context, walk, sites)
 
-    def _sites(self, context, floor, files, statements_seen) -> list[tuple[str, ast.stmt, float, str]]:
+    def _next_sites(self, context, walk: _Walk, floor: float) -> list[tuple[str, ast.stmt, float, str]]:
         """The statements of the suspicious lines down to `floor` (file, statement, suspiciousness,
-        function), most suspicious first, skipping those in `statements_seen` (which grows)."""
+        function), most suspicious first, then the definitions they read; none the walk has
+        taken already, and the walk takes these."""
         sites: list[tuple[str, ast.stmt, float, str]] = []
+        files, statements_seen = walk.files, walk.statements_seen
         for suspect in context.localization.top_lines(self.settings.max_lines, floor=floor):
             if suspect.file not in context.sources:
                 continue
@@ -190,14 +208,12 @@ class SearchStrategy:
                 continue
             statements_seen.add(key)
             sites.append((suspect.file, statement, suspect.score, suspect.function))
-        return sites
+        return sites + self._module_definitions(sites, files, statements_seen)
 
-    def _mutations_at(self, context, sites, files) -> list[Candidate]:
+    def _mutations_at(self, context, walk: _Walk, sites) -> list[Candidate]:
+        files, evidence, spans, values = walk.files, walk.evidence, walk.spans, walk.values
         contents_seen: set[str] = set()
         found: list[Candidate] = []
-        evidence = FailureEvidence.of(context)
-        spans = TopLevelSpans(context.sources)
-        values = ValueEvidence.of(context)
         synthesized_left = self.settings.max_synthesized
         recalled = context.recalled  # earlier heals of this repository: a reorder, never a filter
         for path, statement, score, function_name in sites:
@@ -269,7 +285,8 @@ class SearchStrategy:
     # -- search ---------------------------------------------------------------------------
     def repair(self, context: RepairContext, screen: ScreenFn, budget: Budget) -> RepairOutcome:
         outcome = RepairOutcome()
-        singles = self.candidates(context)
+        walk = _Walk.of(context)
+        singles = self._mutations_at(context, walk, self._next_sites(context, walk, self.settings.floor))
         single_limit = budget.spent + max(
             1, int((budget.max_candidates - budget.spent) * self.settings.single_share)
         )
@@ -279,7 +296,8 @@ class SearchStrategy:
         if not outcome.plausible and not budget.exhausted:
             self._pairs(context, screen, budget, singles, promising, disruptive, outcome)
         if not outcome.plausible and not budget.exhausted:
-            wider = self.candidates(context, wide=True)[: self.settings.wide_candidates]
+            wide_sites = self._next_sites(context, walk, self.settings.wide_floor)
+            wider = self._mutations_at(context, walk, wide_sites)[: self.settings.wide_candidates]
             outcome.widened = bool(wider)
             self._singles(wider, screen, budget, outcome, budget.max_candidates)
         outcome.plausible.sort(key=lambda s: (edit_size(s.candidate, context.sources), -s.candidate.score))
