@@ -736,9 +736,11 @@ def test_channel_survives_the_thread_that_opened_it(session: LocalSession) -> No
 
 # -- cgroup bookkeeping ------------------------------------------------------------------------
 def _selfheal_cgroups() -> set[str]:
+    """The cgroups this process's sandboxes made (named `selfheal-<pid>-…`): another test worker's
+    sandbox may make its own at the same moment."""
     if not PIDS_ROOT.is_dir():
         return set()
-    return {entry.name for entry in PIDS_ROOT.iterdir() if entry.name.startswith("selfheal-")}
+    return {entry.name for entry in PIDS_ROOT.iterdir() if entry.name.startswith(f"selfheal-{os.getpid()}-")}
 
 
 def test_cgroups_are_removed_after_runs_and_close(workspace: Path, namespaces: bool) -> None:
