@@ -18,7 +18,8 @@ each switched on by an environment variable:
   full limit again (``SELFHEAL_SIBLING_SCOPE=file``: the later tests of the same file, as for a
   file of new tests of one function);
 - ``SELFHEAL_COVERAGE_OUT``: per-test line coverage of the files listed in
-  ``SELFHEAL_COVERAGE_FILES``, written as JSON ``{"tests": {nodeid: {file: [lines]}}}``;
+  ``SELFHEAL_COVERAGE_FILES``, written as JSON ``{"tests": {nodeid: {file: [lines]}}}``; what a
+  failing assert's explanation runs (``__repr__``, ``__eq__`` of items) counts for no test;
 - ``SELFHEAL_RECORDS`` and ``SELFHEAL_RECORDS_SEAL``: the run's own account of itself, which the
   verdict reads beside the JUnit XML. The key file is read and deleted when this plugin is
   imported, before pytest imports any conftest or test (so before the code under test runs); every
@@ -30,6 +31,8 @@ each switched on by an environment variable:
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import hmac
 import json
@@ -163,6 +166,8 @@ class _LineRecorder:
         self.files = files
         self.tests: dict[str, dict[str, set[int]]] = {}
         self._current: dict[str, set[int]] | None = None
+        self._nodeid: str | None = None
+        self._paused = 0
         self._coverage = None
         self._start()
 
@@ -201,15 +206,31 @@ class _LineRecorder:
         return local_trace
 
     def begin(self, nodeid: str) -> None:
-        if self._coverage is not None:
-            self._coverage.switch_context(nodeid)
-        else:
-            self._current = self.tests.setdefault(nodeid, {})
+        self._nodeid = nodeid
+        self._record_into(nodeid)
 
     def end(self) -> None:
+        self._nodeid = None
+        self._record_into(None)
+
+    @contextlib.contextmanager
+    def paused(self):
+        """Lines run inside count for no test (nested pauses end with the outermost)."""
+        self._paused += 1
+        if self._paused == 1:
+            self._record_into(None)
+        try:
+            yield
+        finally:
+            self._paused -= 1
+            if self._paused == 0:
+                self._record_into(self._nodeid)
+
+    def _record_into(self, nodeid: str | None) -> None:
         if self._coverage is not None:
-            self._coverage.switch_context("")
-        self._current = None
+            self._coverage.switch_context(nodeid or "")  # lines of the context "" are dropped
+        else:
+            self._current = self.tests.setdefault(nodeid, {}) if nodeid else None
 
     def finish(self) -> dict[str, dict[str, list[int]]]:
         if self._coverage is not None:
@@ -347,6 +368,37 @@ def _open_records() -> _Records | None:
         return None  # an xdist worker, or a second pytest in the same run: the first one records
 
 
+# A failing assert's explanation (pytest's rewritten assert) calls the operands' __repr__, for
+# containers their items' __eq__, and the repository's pytest_assertrepr_compare hooks: code that
+# runs only because the test failed. Counted as the test's coverage, a project's __repr__ would be
+# a line "only the failing tests run" and rank above the bug. The helpers the rewritten asserts call
+# are wrapped here, before the machinery is fingerprinted below, and only in a run that records
+# coverage: the wrapped helpers are what the run's account compares later.
+EXPLANATION_HELPERS = ("_saferepr", "_call_reprcompare", "_format_assertmsg", "_should_repr_global_name")
+
+
+def _outside_coverage(helper):
+    @functools.wraps(helper)
+    def explaining(*args, **kwargs):
+        recorder = _recorder
+        if recorder is None:
+            return helper(*args, **kwargs)
+        with recorder.paused():
+            return helper(*args, **kwargs)
+
+    return explaining
+
+
+def _keep_explanations_out_of_coverage() -> None:
+    rewrite = sys.modules.get("_pytest.assertion.rewrite")
+    for name in EXPLANATION_HELPERS:
+        helper = getattr(rewrite, name, None)
+        if callable(helper):
+            setattr(rewrite, name, _outside_coverage(helper))
+
+
+if os.environ.get("SELFHEAL_COVERAGE_OUT"):
+    _keep_explanations_out_of_coverage()
 _records = _open_records()
 
 
