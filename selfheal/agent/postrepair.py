@@ -90,7 +90,8 @@ class AfterRepair:
         tests = self.rounds.test_texts(targets)
         with stage(self.state.events, "overfit_review") as info:
             result.overfit_risks = tuple(overfit_risks(result.base_texts, result.changes, tests))
-            result.bypass = bypassed_functions(result.base_texts, result.changes)
+            crashed = result.localization.traceback_lines() if result.localization else None
+            result.bypass = bypassed_functions(result.base_texts, result.changes, crashed)
             info.update(
                 risks=len(result.overfit_risks),
                 kinds=sorted({r.kind for r in result.overfit_risks}),

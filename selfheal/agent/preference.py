@@ -86,7 +86,9 @@ def order_plausible(
     texts = {id(s): candidate_changes(state, s.candidate, accepted) for s in plausible}
     bases = {key: _base(state, patched) for key, patched in texts.items()}
     overfit = {key: bool(overfit_risks(bases[key], patched, tests)) for key, patched in texts.items()}
-    bypass = {key: bypassed_functions(bases[key], patched) for key, patched in texts.items()}
+    localization = state.result.localization
+    crashed = localization.traceback_lines() if localization is not None else None
+    bypass = {key: bypassed_functions(bases[key], patched, crashed) for key, patched in texts.items()}
     said = {
         id(s): documented(candidate_sources(state, s.candidate, accepted), s.candidate.edits)
         for s in plausible

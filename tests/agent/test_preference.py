@@ -127,3 +127,64 @@ def test_when_only_a_bypass_passes_it_ships_and_the_pull_request_says_so(make_re
     assert "in `words/count.py: count_words`. No candidate that changes the computation" in summary
     [review] = [e for e in trace.events if e.node == "overfit_review" and e.data.get("status") != "started"]
     assert review.data["bypass"] == ["words/count.py: count_words"]
+
+
+CACHE = '''\
+import random
+
+
+class Cache:
+    """Keeps at most `limit` values; past it, random ones make room."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.items = {}
+
+    def put(self, key, value):
+        self.items[key] = value
+        if len(self.items) > self.limit:
+            self._evict()
+
+    def get(self, key, default=None):
+        return self.items.get(key, default)
+
+    def _evict(self):
+        for key in random.sample(self.items.keys(), len(self.items) - self.limit):
+            del self.items[key]
+'''
+CACHE_TESTS = """\
+from pkg.cache import Cache
+
+
+def test_a_put_within_the_limit_is_kept():
+    cache = Cache(limit=3)
+    cache.put("a", 1)
+    assert cache.get("a") == 1
+
+
+def test_puts_past_the_limit_go_on():
+    cache = Cache(limit=2)
+    for i in range(10):
+        cache.put(i, i * i)
+    assert cache.get(9) == 81
+"""
+
+
+def test_deleting_the_call_the_failing_test_crashed_in_is_a_bypass_and_never_ready(
+    make_repo, tmp_path: Path
+) -> None:
+    # random.sample refuses a dict's keys (3.11): the test crashes in _evict, through put's call
+    repo = make_repo({"pkg/__init__.py": "", "pkg/cache.py": CACHE, "tests/test_cache.py": CACHE_TESTS})
+    config = build_config(repo, {"python": sys.executable, "flake_reruns": 0, "memory": "off"})
+    trace = Trace()
+    result = heal(config, LocalSandbox(), trace)
+    report = write_outputs(result, trace, tmp_path / "out")
+
+    assert report["status"] == "healed"
+    assert "-            self._evict()\n" in report["patch"]
+    assert report["bypass"] == ["pkg/cache.py: Cache.put"]
+    assert report["confidence"]["ready"] is False
+    assert "it only skips the failing path" in report["confidence"]["reasons"]
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "### ⚠️ Only a bypass was found" in summary
+    assert report_errors(report) == []

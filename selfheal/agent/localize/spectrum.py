@@ -77,6 +77,14 @@ class Localization:
         best = self.lines[0].score
         return [s for s in self.lines if s.score >= best * floor][:limit]
 
+    def traceback_lines(self) -> dict[str, frozenset[int]]:
+        """The lines of project source the failing tests' tracebacks pass through, by file."""
+        found: dict[str, set[int]] = {}
+        for suspect in self.lines:
+            if suspect.traceback > 0:
+                found.setdefault(suspect.file, set()).add(suspect.line)
+        return {path: frozenset(lines) for path, lines in found.items()}
+
 
 @functools.lru_cache(maxsize=512)
 def _glob_regex(pattern: str) -> re.Pattern[str]:

@@ -196,13 +196,15 @@ class GeneratorStrategy:
         except (KeyError, ValueError):
             return ""
         risks = overfit_risks(context.sources, patched, context.target_tests)
-        skipped = bypassed_functions(context.sources, patched)
+        skipped = bypassed_functions(context.sources, patched, context.localization.traceback_lines())
         if not risks and not skipped:
             return ""
         if not risks:
             return (
                 "Your last patch makes the failing tests pass by skipping code (a new early return, "
-                "continue or break, or a guard) in " + ", ".join(skipped) + ". If the bug is in the "
+                "continue or break, a guard, or deleting the statement the tests failed in) in "
+                + ", ".join(skipped)
+                + ". If the bug is in the "
                 "computation that is now skipped, fix the computation itself instead; if skipping is "
                 "truly the fix, give the same patch again."
             )

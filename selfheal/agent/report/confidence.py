@@ -232,8 +232,15 @@ def assess(result: HealResult, calibration: Calibration | None = None) -> Confid
     features = measure(result)
     probability = round(model.probability(features), 2)
     # a fix the tests leave open is a draft whatever the model says: which fix is meant, the
-    # tests do not tell, and the pull request asks the reviewer to decide
-    ready = result.status == HEALED and probability >= model.threshold and not features.get("open")
+    # tests do not tell, and the pull request asks the reviewer to decide. So is one that only
+    # skips the failing path: the tests cannot tell a missing guard from a bug in the code it skips
+    # (too few heals were bypasses for the model to weigh them)
+    ready = (
+        result.status == HEALED
+        and probability >= model.threshold
+        and not features.get("open")
+        and not features.get("bypass")
+    )
     reasons = concerns(features, model)
     if result.status == PARTIAL:
         reasons.insert(0, "only part of the failing tests pass")

@@ -94,3 +94,39 @@ def test_changed_functions_names_each_changed_function_once() -> None:
     assert changed_functions({"m.py": BASE}, {"m.py": patched}) == [("m.py", "f"), ("m.py", "g")]
     assert changed_functions({"m.py": BASE}, {"m.py": BASE}) == []
     assert changed_functions({"m.py": BASE}, {"m.py": "def f(:\n"}) == []
+
+
+CACHE = """\
+class Parser:
+    def parse(self, text):
+        result = self._do_parse(text)
+        self._cache[text] = result
+        if len(self._cache) > self.limit:
+            self._trim()
+        total = len(result)
+        total += 1
+        return result
+"""
+TRIM_CALL = 6  # `self._trim()`: the failing test's traceback passes it on its way into _trim
+
+
+def test_deleting_the_statement_the_failing_test_crashed_through_is_a_bypass() -> None:
+    as_pass = CACHE.replace("            self._trim()\n", "            pass\n")
+    crashed = {"p.py": frozenset({TRIM_CALL})}
+    assert bypassed_functions({"p.py": CACHE}, {"p.py": as_pass}, crashed) == ("p.py: Parser.parse",)
+    # the `if` around it deleted as well: its lines hold the one the traceback passes
+    whole_if = CACHE.replace("        if len(self._cache) > self.limit:\n            self._trim()\n", "")
+    assert bypassed_functions({"p.py": CACHE}, {"p.py": whole_if}, crashed) == ("p.py: Parser.parse",)
+    # without the traceback, the same deletions change the computation
+    assert bypassed_functions({"p.py": CACHE}, {"p.py": as_pass}) == ()
+    assert bypassed_functions({"p.py": CACHE}, {"p.py": whole_if}) == ()
+
+
+def test_a_statement_deleted_off_the_failing_path_changes_the_computation() -> None:
+    # the failing test crashed through `self._trim()`; the patch deletes `total += 1` instead
+    stray = CACHE.replace("        total += 1\n", "")
+    assert bypassed_functions({"p.py": CACHE}, {"p.py": stray}, {"p.py": frozenset({TRIM_CALL})}) == ()
+    # a deletion on the path beside a change of the computation elsewhere is no bypass either
+    both = CACHE.replace("            self._trim()\n", "            pass\n")
+    both = both.replace("total += 1", "total += 2")
+    assert bypassed_functions({"p.py": CACHE}, {"p.py": both}, {"p.py": frozenset({TRIM_CALL})}) == ()

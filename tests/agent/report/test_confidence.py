@@ -256,6 +256,14 @@ def test_a_fix_the_tests_leave_open_is_never_ready_whatever_its_probability():
     )
 
 
+def test_a_patch_that_only_skips_the_failing_path_is_never_ready_whatever_its_probability():
+    trusting = Calibration(version="test-2", intercept=3.0, terms=(), threshold=0.8)
+    confidence = assess(healed(bypass=("pkg/age.py: is_adult",)), trusting)
+    assert (confidence.probability, confidence.ready) == (0.95, False)
+    assert confidence.reasons == ("it only skips the failing path",)
+    assert assess(healed(), trusting).ready is True
+
+
 def test_only_a_healed_patch_can_be_ready():
     partial = assess(healed(status=PARTIAL), MODEL)
     assert (partial.probability, partial.ready) == (0.82, False)
