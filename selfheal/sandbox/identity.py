@@ -6,18 +6,27 @@ one no account and no running process has — gives it the workspace copy and no
 runs every command as that uid with no capabilities. A uid per session, not a shared `nobody`,
 keeps two heals on one machine (the bot's workers) out of each other's workspaces, and makes
 "every process of this session" a question the kernel answers: the processes of that uid.
+
+A uid no process has is not yet a free one: a session between two commands has none running. So
+each session also holds a lock on its uid's file in a folder only its user can write
+(`/run/selfheal/uids`, else one in the temporary directory), for as long as it lives; another
+session, of this process or any other on the machine, passes over a uid it cannot lock. Without
+the lock two sessions could take one uid, and one's "kill every process of my uid" would kill the
+other's tests, and each could reach the other's workspace.
 """
 
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import pwd
 import random
 import shutil
 import stat
+import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from selfheal.sandbox.processes import kill_verified
@@ -25,6 +34,9 @@ from selfheal.sandbox.processes import kill_verified
 # Below 65536, so the uid exists in user-namespaced container engines too (they map 0-65535);
 # above the usual range of human accounts.
 UID_RANGE = (50_000, 60_000)
+# Where the sessions of this machine hold their uids (the first folder that can be made, owned by
+# this user and closed to others).
+RESERVATIONS = (Path("/run/selfheal/uids"), Path(tempfile.gettempdir()) / f"selfheal-uids-{os.geteuid()}")
 # Folders every user may write even without namespaces; cleared of the session's files at its end.
 SHARED_SCRATCH = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
 PR_SET_NO_NEW_PRIVS = 38
@@ -62,17 +74,31 @@ _LAST_CAPABILITY = _last_capability()
 class SandboxUser:
     uid: int
     gid: int
+    # the open, locked reservation file of the uid (None where no reservation folder could be made)
+    held: int | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def allocate(cls) -> SandboxUser:
+    def allocate(cls, uid_range: tuple[int, int] = UID_RANGE) -> SandboxUser:
         busy = _uids_running()
+        folder = _reservation_folder()
         rng = random.SystemRandom()
         for _ in range(200):
-            uid = rng.randrange(*UID_RANGE)
+            uid = rng.randrange(*uid_range)
             if uid in busy or _has_account(uid):
                 continue
-            return cls(uid, uid)
-        raise OSError("no free uid for the sandbox user in " + "-".join(map(str, UID_RANGE)))
+            held = _reserve(folder, uid) if folder is not None else None
+            if folder is not None and held is None:
+                continue  # another live session holds it
+            return cls(uid, uid, held)
+        raise OSError("no free uid for the sandbox user in " + "-".join(map(str, uid_range)))
+
+    def release(self) -> None:
+        """Let other sessions take this uid: once no process of it is left (kill_all first)."""
+        if self.held is not None:
+            try:
+                os.close(self.held)
+            except OSError:
+                pass
 
     def drop_to(self, seccomp: Filter | None = None) -> None:
         """In a child process between fork and exec: become this user for good, with no
@@ -138,6 +164,35 @@ class SandboxUser:
                 except OSError:
                     continue
         return removed
+
+
+def _reservation_folder() -> Path | None:
+    for folder in RESERVATIONS:
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            info = os.lstat(folder)
+        except OSError:
+            continue
+        # another user's folder, a link, or one others may write: a session there could be starved
+        # or misled; the next place is tried
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022:
+            return folder
+    return None
+
+
+def _reserve(folder: Path, uid: int) -> int | None:
+    """The uid's reservation file, open and locked for this session; None when another holds it.
+    The lock goes with the file's last descriptor: a session that dies frees its uid."""
+    try:
+        fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def _has_account(uid: int) -> bool:

@@ -164,6 +164,8 @@ class LocalSession(IsolationFacts, Commands, Files):
             self._landlock.close()
         self._disk.stop()
         self._spawner.shutdown(wait=False)
+        if self.user is not None:
+            self.user.release()  # last: no process of the uid is left for the next session to meet
 
     def __enter__(self) -> LocalSession:
         return self
