@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import io
 import os
 import pwd
 import random
@@ -75,7 +76,7 @@ class SandboxUser:
     uid: int
     gid: int
     # the open, locked reservation file of the uid (None where no reservation folder could be made)
-    held: int | None = field(default=None, compare=False, repr=False)
+    held: io.FileIO | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def allocate(cls, uid_range: tuple[int, int] = UID_RANGE) -> SandboxUser:
@@ -93,12 +94,10 @@ class SandboxUser:
         raise OSError("no free uid for the sandbox user in " + "-".join(map(str, uid_range)))
 
     def release(self) -> None:
-        """Let other sessions take this uid: once no process of it is left (kill_all first)."""
+        """Let other sessions take this uid: once no process of it is left (kill_all first).
+        Again is harmless: the file is closed once, never a descriptor number reused since."""
         if self.held is not None:
-            try:
-                os.close(self.held)
-            except OSError:
-                pass
+            self.held.close()
 
     def drop_to(self, seccomp: Filter | None = None) -> None:
         """In a child process between fork and exec: become this user for good, with no
@@ -180,7 +179,7 @@ def _reservation_folder() -> Path | None:
     return None
 
 
-def _reserve(folder: Path, uid: int) -> int | None:
+def _reserve(folder: Path, uid: int) -> io.FileIO | None:
     """The uid's reservation file, open and locked for this session; None when another holds it.
     The lock goes with the file's last descriptor: a session that dies frees its uid."""
     try:
@@ -192,7 +191,7 @@ def _reserve(folder: Path, uid: int) -> int | None:
     except OSError:
         os.close(fd)
         return None
-    return fd
+    return io.FileIO(fd, "r+")
 
 
 def _has_account(uid: int) -> bool:

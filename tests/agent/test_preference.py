@@ -111,12 +111,17 @@ def test_double_space():
 """
 
 
-def test_when_only_a_bypass_passes_it_ships_and_the_pull_request_says_so(make_repo, tmp_path: Path) -> None:
-    repo = make_repo({"words/__init__.py": "", "words/count.py": WORDS, "tests/test_count.py": WORDS_TESTS})
+def heal_by_search(repo: Path, out: Path) -> tuple[dict, Trace]:
+    """A whole heal with the embedded search, its outputs written to `out`: report.json and trace."""
     config = build_config(repo, {"python": sys.executable, "flake_reruns": 0, "memory": "off"})
     trace = Trace()
-    result = heal(config, LocalSandbox(), trace)
-    report = write_outputs(result, trace, tmp_path / "out")
+    report = write_outputs(heal(config, LocalSandbox(), trace), trace, out)
+    return report, trace
+
+
+def test_when_only_a_bypass_passes_it_ships_and_the_pull_request_says_so(make_repo, tmp_path: Path) -> None:
+    repo = make_repo({"words/__init__.py": "", "words/count.py": WORDS, "tests/test_count.py": WORDS_TESTS})
+    report, trace = heal_by_search(repo, tmp_path / "out")
 
     assert report["status"] == "healed"
     assert "+            if not word:\n+                continue\n" in report["patch"]
@@ -175,10 +180,7 @@ def test_deleting_the_call_the_failing_test_crashed_in_is_a_bypass_and_never_rea
 ) -> None:
     # random.sample refuses a dict's keys (3.11): the test crashes in _evict, through put's call
     repo = make_repo({"pkg/__init__.py": "", "pkg/cache.py": CACHE, "tests/test_cache.py": CACHE_TESTS})
-    config = build_config(repo, {"python": sys.executable, "flake_reruns": 0, "memory": "off"})
-    trace = Trace()
-    result = heal(config, LocalSandbox(), trace)
-    report = write_outputs(result, trace, tmp_path / "out")
+    report, _ = heal_by_search(repo, tmp_path / "out")
 
     assert report["status"] == "healed"
     assert "-            self._evict()\n" in report["patch"]

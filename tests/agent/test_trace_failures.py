@@ -4,19 +4,10 @@ source file, then the passing tests that name a suspect, over the files the fail
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-
-from selfheal.agent.config import build_config
 from selfheal.agent.events import Trace
 from selfheal.agent.localize.tracing import TracePlan
-from selfheal.agent.loop import HealRun
 from selfheal.agent.prepare import run_baseline, trace_failures
-from selfheal.agent.repair.search import SearchStrategy
-from selfheal.agent.run.workspace import Origin, Workspace
-from selfheal.sandbox import LocalSandbox
+from tests.agent.healrun import heal_run
 
 REPO = {
     "shop/__init__.py": "",
@@ -62,26 +53,14 @@ REPO = {
 FAILING = "tests/test_prices.py::test_discount_half"
 
 
-@contextmanager
-def heal_run(repo: Path) -> Iterator[tuple[HealRun, Trace]]:
-    config = build_config(repo, {"python": sys.executable})
-    workspace = Workspace.create(Origin.inspect(repo))
-    session = LocalSandbox().start(workspace.root)
-    trace = Trace()
-    try:
-        yield HealRun(config, workspace, session, trace, SearchStrategy()), trace
-    finally:
-        session.close()
-        workspace.cleanup()
-
-
 def coverage_event(trace: Trace) -> dict:
     (event,) = [e for e in trace.events if e.node == "coverage"]
     return event.data
 
 
 def test_a_small_suite_is_traced_in_the_baseline_run_itself(make_repo):
-    with heal_run(make_repo(REPO)) as (run, trace):
+    trace = Trace()
+    with heal_run(make_repo(REPO), trace) as run:
         baseline, traced = run_baseline(run.state)  # five test functions: at most 100
         assert traced is not None and sorted(traced.tests) == sorted(baseline.outcomes)
         assert trace_failures(run.state, baseline, [FAILING], traced=traced) is traced
@@ -93,7 +72,8 @@ def test_past_the_bound_the_baseline_runs_without_a_tracer_and_a_few_hundred_are
     make_repo,
 ):
     untraced = TracePlan(in_baseline_below=4)
-    with heal_run(make_repo(REPO)) as (run, trace):
+    trace = Trace()
+    with heal_run(make_repo(REPO), trace) as run:
         baseline, traced = run_baseline(run.state, untraced)
         assert (baseline.failing, traced) == ([FAILING], None)
         coverage = trace_failures(run.state, baseline, [FAILING], TracePlan(in_baseline_below=4))
@@ -106,7 +86,8 @@ def test_past_the_bound_the_baseline_runs_without_a_tracer_and_a_few_hundred_are
 
 
 def test_a_large_suite_traces_the_failing_tests_then_the_passing_tests_of_the_suspects(make_repo):
-    with heal_run(make_repo(REPO)) as (run, trace):
+    trace = Trace()
+    with heal_run(make_repo(REPO), trace) as run:
         plan = TracePlan(in_baseline_below=0, whole_suite_below=2, max_tests=1)
         baseline, _ = run_baseline(run.state, plan)
         coverage = trace_failures(run.state, baseline, [FAILING], plan)

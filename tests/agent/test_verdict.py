@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 import selfheal.agent.verdict
-from selfheal.agent.config import build_config
-from selfheal.agent.events import Trace
 from selfheal.agent.loop import HealRun
 from selfheal.agent.prepare import run_baseline
 from selfheal.agent.repair.edits import Candidate, Edit
-from selfheal.agent.repair.search import SearchStrategy
 from selfheal.agent.run.junit import TestOutcome
 from selfheal.agent.run.testrun import TestReport
-from selfheal.agent.run.workspace import Origin, Workspace
 from selfheal.agent.verdict import (
     RULE_NAMES,
     NewTestEvidence,
@@ -28,7 +21,7 @@ from selfheal.agent.verdict import (
     judge,
     protected_changes,
 )
-from selfheal.sandbox import LocalSandbox
+from tests.agent.healrun import heal_run
 
 CALC = {
     "calc/__init__.py": "",
@@ -65,18 +58,6 @@ CALC = {
             assert double(4) == 8
         """,
 }
-
-
-@contextmanager
-def heal_run(repo: Path) -> Iterator[HealRun]:
-    config = build_config(repo, {"python": sys.executable})
-    workspace = Workspace.create(Origin.inspect(repo))
-    session = LocalSandbox().start(workspace.root)
-    try:
-        yield HealRun(config, workspace, session, Trace(), SearchStrategy())
-    finally:
-        session.close()
-        workspace.cleanup()
 
 
 def replace_in(run: HealRun, path: str, old: str, new: str) -> Edit:

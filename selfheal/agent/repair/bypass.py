@@ -62,13 +62,13 @@ def bypassed_functions(
         except SyntaxError:
             return ()
         old = dict(scopes(before))
+        crashed = (crashed_through or {}).get(path, frozenset())
         for name, scope in scopes(after):
             previous = old.pop(name, None)
             if previous is None:
                 return ()  # a new function is new computation
             if ast.dump(previous) == ast.dump(scope):
                 continue
-            crashed = (crashed_through or {}).get(path, frozenset())
             if name == "module level" or _block_change(_body(previous), _body(scope), crashed) != BYPASS:
                 return ()
             found.append(f"{path}: {name}")

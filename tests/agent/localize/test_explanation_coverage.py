@@ -5,19 +5,13 @@ bug. Real runs of the per-test tracer in the local sandbox."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from selfheal.agent.config import build_config
-from selfheal.agent.events import Trace
 from selfheal.agent.localize.spectrum import localize
-from selfheal.agent.loop import HealRun
 from selfheal.agent.prepare import run_baseline
-from selfheal.agent.repair.search import SearchStrategy
-from selfheal.agent.run.workspace import Origin, Workspace
-from selfheal.sandbox import LocalSandbox
+from tests.agent.healrun import heal_run
 
 MONEY = """
     class Money:
@@ -45,16 +39,8 @@ BUG_LINE = 13  # `return Money(a.cents - b.cents)`
 
 @contextmanager
 def baseline_of(repo: Path) -> Iterator[tuple]:
-    config = build_config(repo, {"python": sys.executable})
-    workspace = Workspace.create(Origin.inspect(repo))
-    session = LocalSandbox().start(workspace.root)
-    try:
-        run = HealRun(config, workspace, session, Trace(), SearchStrategy())
-        baseline, traced = run_baseline(run.state)
-        yield baseline, traced
-    finally:
-        session.close()
-        workspace.cleanup()
+    with heal_run(repo) as run:
+        yield run_baseline(run.state)
 
 
 def test_the_explanation_of_a_failing_assert_counts_for_no_test(make_repo):
