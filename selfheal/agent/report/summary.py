@@ -249,9 +249,10 @@ def _bypass(report: dict[str, Any]) -> list[str]:
         "### ⚠️ Only a bypass was found",
         "",
         "The failing tests pass because the patch skips code (a new early `return`, `continue` or "
-        "`break`, or a guard around what was there) in "
+        "`break`, a guard around what was there, or the statement the failing tests crashed in "
+        "deleted) in "
         + ", ".join(f"`{f}`" for f in functions)
-        + ". No candidate that changes the computation itself passed. Sometimes the guard is the fix; "
+        + ". No candidate that changes the computation itself passed. Sometimes skipping is the fix; "
         "check that the skipped code is not where the bug is.",
         "",
     ]
