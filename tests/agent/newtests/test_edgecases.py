@@ -10,6 +10,7 @@ red on the base code.
 from __future__ import annotations
 
 import os
+import py_compile
 import re
 import shutil
 import subprocess
@@ -556,6 +557,33 @@ def test_a_hang_in_c_code_and_a_hard_crash_cost_only_their_own_input(tmp_path):
     assert [run.outcomes[i].text for i in (0, 2, 4)] == ["3", "6", "10"]
     assert run.outcomes[0].imports == ("from slow import work",)
     assert (run.target, run.runs) == ("from slow import work", 3)
+
+
+def test_a_compiled_cache_beside_the_workspace_code_is_never_taken_for_its_text(tmp_path):
+    """The other version of a file, compiled beside it with the same size and modification second
+    (what Python checks), must not be what the probe calls."""
+    before, now = "def answer():\n    return 2\n", "def answer():\n    return 1\n"
+    assert len(before) == len(now)
+    stale = tmp_path / "stale"
+    write_tree(stale, {"calc.py": before})
+    compiled = Path(py_compile.compile(str(stale / "calc.py"), doraise=True))
+    job = ProbeJob(
+        targets=("from calc import answer",),
+        bind="answer",
+        member=None,
+        file="calc.py",
+        known_names={},
+        modules=("calc",),
+        probes=({"id": 0, "text": "answer()", "receiver": None, "call": True, "args": [], "kwargs": []},),
+    )
+    repo = tmp_path / "repo"
+    write_tree(repo, {"calc.py": now})
+    with LocalSandbox().start(repo) as session:
+        session.write_file(f"__pycache__/{compiled.name}", compiled.read_bytes())
+        written = os.stat(stale / "calc.py")
+        os.utime(session.root / "calc.py", ns=(written.st_atime_ns, written.st_mtime_ns))
+        run = run_probes(session, sys.executable, job, timeout=60, hash_seed=0)
+    assert (run.target, run.outcomes[0].kind, run.outcomes[0].text) == ("from calc import answer", VALUE, "1")
 
 
 # -- reading the code and the tests -------------------------------------------------------------

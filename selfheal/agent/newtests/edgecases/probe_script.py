@@ -328,6 +328,33 @@ def _member(owner, name):
     return None
 
 
+def _workspace_from_source(root):
+    """The workspace's modules are compiled from their text, never taken from a `.pyc`: one left
+    beside a file just rewritten with the same size and modification second (the other version of
+    the code) would be taken for it, and a planted one is code. Everything else (the interpreter's
+    library, installed packages) keeps its compiled cache, which a cache folder of our own for
+    every module would throw away: each probe run would compile all the project's dependencies."""
+    from importlib import machinery
+
+    class SourceOnly(machinery.SourceFileLoader):
+        def get_code(self, fullname):
+            return self.source_to_code(self.get_data(self.path), self.path)
+
+    finder = machinery.FileFinder.path_hook(
+        (machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
+        (SourceOnly, machinery.SOURCE_SUFFIXES),
+    )
+    inside = os.path.join(os.path.realpath(root), "")
+
+    def hook(entry):
+        if not os.path.join(os.path.realpath(entry or os.curdir), "").startswith(inside):
+            raise ImportError("outside the workspace")
+        return finder(entry)
+
+    sys.path_hooks.insert(0, hook)
+    sys.path_importer_cache.clear()
+
+
 def _target(job):
     errors = []
     for line in job["targets"]:
@@ -368,6 +395,7 @@ def main():
     sys.stderr = sys.stdout  # faulthandler still writes to the real stderr (sys.__stderr__)
     sys.stdin = open(os.devnull)  # noqa: SIM115
     signal.signal(signal.SIGALRM, _on_alarm)
+    _workspace_from_source(job["root"])
     target, errors = _target(job)
     out.emit({"target": target["line"] if target else None, "errors": errors})
     if target is not None:

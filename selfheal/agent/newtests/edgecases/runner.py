@@ -80,6 +80,7 @@ class ProbeJob:
 
     def payload(self, root: str, start: int) -> dict[str, object]:
         return {
+            "root": root,
             "targets": list(self.targets),
             "bind": self.bind,
             "member": self.member,
@@ -116,10 +117,9 @@ def run_probes(
         "PYTHONPATH": os.pathsep.join([root, *(posixpath.join(root, d) for d in source_dirs)]),
         # the same seed on both versions: set and dict-of-str orders cannot differ by chance
         "PYTHONHASHSEED": str(hash_seed),
+        # the workspace's own modules are compiled from their text (the script's
+        # `_workspace_from_source`), so nothing compiled may be written either
         "PYTHONDONTWRITEBYTECODE": "1",
-        # a fresh, empty cache: a .pyc of the other version with the same size and mtime second
-        # would otherwise be loaded instead of the text just written
-        "PYTHONPYCACHEPREFIX": posixpath.join(root, STATE_DIR, "edgecases-no-pycache"),
         "PYTHONIOENCODING": "utf-8",
     }
     ids = [int(p["id"]) for p in job.probes]  # type: ignore[call-overload]
