@@ -19,6 +19,7 @@ phone's width up (tests/agent/report/test_html_layout.py looks at it in Chromium
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ def _bold(text: str) -> Markup:
     return Markup(BOLD.sub(r"<strong>\1</strong>", str(escape(text))))
 
 
+@cache  # compiling the template costs more than rendering it; a bot renders many
 def _environment() -> Environment:
     env = Environment(
         loader=PackageLoader("selfheal.agent.report", "templates"),

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
-from selfheal.agent.run.ownplugins import unasked_plugins
+from selfheal.agent.run.ownplugins import _requires, unasked_plugins
 from selfheal.agent.run.testcommand import TestCommand
 from selfheal.agent.run.testrun import TestRunner
 from selfheal.agent.run.workspace import Origin, Workspace
@@ -93,3 +94,14 @@ def _loaded_plugin_seen(make_repo, extra: dict[str, str]) -> str:
 def test_the_runs_go_without_it_where_unasked_and_with_it_where_named(make_repo):
     assert _loaded_plugin_seen(make_repo, {}) == "passed"
     assert _loaded_plugin_seen(make_repo, {"conftest.py": f"import {PLUGIN}  # noqa: F401\n"}) == "failed"
+
+
+def test_the_requirements_read_from_the_headers_are_the_standard_readers_for_every_installed_distribution():
+    names = sorted({d.metadata["Name"] for d in metadata.distributions()})
+    assert len(names) > 20  # selfheal's own dependencies at least
+    differing = {
+        n: (metadata.requires(n), _requires(n))
+        for n in names
+        if sorted(metadata.requires(n) or []) != sorted(_requires(n))
+    }
+    assert differing == {}

@@ -12,6 +12,7 @@ where the annotation allows it), then a few values drawn from a seeded `random.R
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import random
 import re
@@ -323,6 +324,7 @@ def _dedupe(pool: list[Value]) -> list[Value]:
 _EDGE = ("empty", "zero", "negative", "none", "large", "unicode", "whitespace", "long", "duplicate")
 
 
+@functools.lru_cache(maxsize=4096)  # a probe plan labels the same few values thousands of times
 def label_of(source: str) -> str:
     """A short snake_case description of a value: `[]` -> empty_list, `-1` -> negative_int,
     `[Interval(1, 2), Interval(2, 3)]` -> two_intervals, `Decimal('0')` -> zero_decimal."""
