@@ -35,6 +35,7 @@ from selfheal.agent.run.testrun import NOT_FOUND, CoverageMap, TestReport
 from selfheal.agent.run.timelimits import TimeLimits, hang_probe, load_factor, sibling_probe, timed_out
 from selfheal.agent.run.workspace import WorkspaceError
 from selfheal.agent.state import HealState
+from selfheal.agent.verdict import collected_test_files
 
 WORKER_COLLECT_LIMIT = 400
 
@@ -101,6 +102,13 @@ def run_baseline(state: HealState, plan: TracePlan | None = None) -> tuple[TestR
             f"cases after {sibling_probe(load):.1f}s): {names}"
         )
     state.result.metrics.baseline_s = baseline.duration_s
+    # A file pytest collected tests from is a test file, whatever its name says (a root-level
+    # `tests.py`, a folder the ini names): no repair may edit it, however suspicious its lines.
+    for path in sorted(collected_test_files(baseline.outcomes) & set(state.sources)):
+        del state.sources[path]
+        state.result.notes.append(
+            f"{path} holds tests the suite runs: treated as a test file, never repaired"
+        )
     if baseline.status == NOT_FOUND:
         # "selfheal: command not found: X" -> "test command not found: X"
         raise TestCommandError(f"test {baseline.message.removeprefix('selfheal: ')}")

@@ -42,8 +42,9 @@ from __future__ import annotations
 import configparser
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 
 from selfheal.agent.config import PROTECTED_TABLES
 from selfheal.agent.localize.spectrum import matches_any
@@ -141,13 +142,21 @@ class Verdict:
 
 
 def protected_changes(
-    changes: dict[str, str], base_texts: dict[str, str], protected: tuple[str, ...]
+    changes: dict[str, str],
+    base_texts: dict[str, str],
+    protected: tuple[str, ...],
+    test_files: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """Why a set of file changes breaks rule 3 (empty when it does not)."""
+    """Why a set of file changes breaks rule 3 (empty when it does not). `test_files`: the files
+    pytest collected tests from at baseline, whatever their names (a project's `tests.py`, a
+    `checks/` folder its ini names): a change there edits the tests, not the code."""
     problems = []
     for path, text in sorted(changes.items()):
         if matches_any(path, protected):
             problems.append(f"{path} is protected (tests, test configuration or CI)")
+            continue
+        if path in test_files:
+            problems.append(f"{path} holds tests the suite ran at baseline")
             continue
         name = path.rsplit("/", 1)[-1]
         if name in PROTECTED_TABLES and path in base_texts:
@@ -155,6 +164,19 @@ def protected_changes(
             if touched:
                 problems.append(f"{path}: changes protected settings {', '.join(touched)}")
     return problems
+
+
+def collected_test_files(test_ids: Iterable[str]) -> frozenset[str]:
+    """The files the tests of these ids are written in (their ids are relative to the repository).
+    A doctest's file is the code it documents, not a test file: its id names the module
+    (`pkg/calc.py::pkg.calc.f`, `top.py::top`), where a test function's name has no dot."""
+    files = set()
+    for test in test_ids:
+        path, _, rest = test.partition("::")
+        name = rest.split("::", 1)[0].split("[", 1)[0]
+        if "." not in name and name != PurePosixPath(path).stem:
+            files.add(path)
+    return frozenset(files)
 
 
 def _changed_tables(name: str, old: str, new: str) -> list[str]:
@@ -237,7 +259,7 @@ def judge(
         "previously passing tests still pass"
         + (f"; broken: {', '.join(regressions[:5])}" if regressions else ""),
     )
-    problems = protected_changes(changes, base_texts, protected)
+    problems = protected_changes(changes, base_texts, protected, collected_test_files(baseline.outcomes))
     skips = added_skips(patch)
     problems += [f"adds a skip or xfail: {s}" for s in skips]
     problems += [f"test no longer runs: {t}" for t in deleted[:5]]

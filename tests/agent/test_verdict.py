@@ -18,6 +18,7 @@ from selfheal.agent.verdict import (
     NewTestEvidence,
     Verdict,
     added_skips,
+    collected_test_files,
     judge,
     protected_changes,
 )
@@ -107,6 +108,69 @@ def test_refuses_a_candidate_that_edits_a_test_file(calc_repo):
     assert "tests/test_ops.py is protected" in rule3.detail
     # the failing test did pass with the edited assertion: only rule 3 stands in the way
     assert verdict.rules[0].holds and verdict.rules[1].holds
+
+
+# The tests in a root-level `tests.py`, which no default pattern protects, named by the test
+# command: the file pytest collected them from is what makes it a test file.
+ROOT_TESTS = {
+    "calc.py": """
+        def first(items):
+            for item in items:
+                return item
+            raise ValueError("empty")
+        """,
+    "tests.py": """
+        import pytest
+
+        from calc import first
+
+
+        def test_first_item():
+            assert first([3, 4]) == 3
+
+
+        def test_an_error_of_the_items_reaches_the_caller():
+            def items():
+                yield "valid"
+                raise KeyError("broken")
+
+            with pytest.raises(KeyError):
+                first(items())
+        """,
+    "pyproject.toml": '[tool.selfheal]\ntest-command = "python -m pytest tests.py"\n',
+}
+
+
+def test_refuses_a_candidate_that_edits_a_file_the_suite_collected_tests_from(make_repo):
+    repo = make_repo(ROOT_TESTS)
+    baseline, verdict = judge_replacements(repo, ("tests.py", '        yield "valid"\n', ""))
+    assert baseline.failing == ["tests.py::test_an_error_of_the_items_reaches_the_caller"]
+    assert verdict.status == "not_healed"
+    assert verdict.rules[2].detail == "tests.py holds tests the suite ran at baseline"
+    # the edited test did pass: only rule 3 stands in the way
+    assert verdict.rules[0].holds and verdict.rules[1].holds
+
+
+def test_a_file_the_suite_collected_tests_from_is_no_source_to_repair(make_repo):
+    repo = make_repo(ROOT_TESTS)
+    with heal_run(repo) as run:
+        assert "tests.py" in run.state.sources  # no name pattern says it is a test file ...
+        run_baseline(run.state)
+        assert sorted(run.state.sources) == ["calc.py"]  # ... the baseline's test ids do
+        assert run.state.result.notes[-1] == (
+            "tests.py holds tests the suite runs: treated as a test file, never repaired"
+        )
+
+
+def test_the_files_tests_are_collected_from_are_test_files_but_a_doctest_s_module_is_code():
+    ids = [
+        "tests.py::test_first_item",
+        "tests.py::TestFirst::test_empty[1.5]",
+        "checks/run_checks.py::test_it",
+        "pkg/calc.py::pkg.calc.f",  # --doctest-modules: the module's docstrings
+        "top.py::top",
+    ]
+    assert collected_test_files(ids) == {"tests.py", "checks/run_checks.py"}
 
 
 def test_refuses_a_candidate_that_breaks_another_test(calc_repo):
