@@ -89,7 +89,9 @@ class AfterRepair:
         result = self.state.result
         tests = self.rounds.test_texts(targets)
         with stage(self.state.events, "overfit_review") as info:
-            result.overfit_risks = tuple(overfit_risks(result.base_texts, result.changes, tests))
+            result.overfit_risks = tuple(
+                overfit_risks(result.base_texts, result.changes, tests, self.state.sources)
+            )
             crashed = result.localization.traceback_lines() if result.localization else None
             result.bypass = bypassed_functions(result.base_texts, result.changes, crashed)
             info.update(

@@ -85,7 +85,9 @@ def order_plausible(
     `tests`: each failing test's id -> its file's text, for the overfit review."""
     texts = {id(s): candidate_changes(state, s.candidate, accepted) for s in plausible}
     bases = {key: _base(state, patched) for key, patched in texts.items()}
-    overfit = {key: bool(overfit_risks(bases[key], patched, tests)) for key, patched in texts.items()}
+    overfit = {
+        key: bool(overfit_risks(bases[key], patched, tests, state.sources)) for key, patched in texts.items()
+    }
     localization = state.result.localization
     crashed = localization.traceback_lines() if localization is not None else None
     bypass = {key: bypassed_functions(bases[key], patched, crashed) for key, patched in texts.items()}

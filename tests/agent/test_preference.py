@@ -190,3 +190,79 @@ def test_deleting_the_call_the_failing_test_crashed_in_is_a_bypass_and_never_rea
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "### ⚠️ Only a bypass was found" in summary
     assert report_errors(report) == []
+
+
+# The package keeps the check its tests assert refusals with; the code under test runs inside it.
+UTILS = '''\
+def raises(err, thunk):
+    """Whether calling `thunk` raises `err`: the package's tests check refusals with it."""
+    try:
+        thunk()
+        return False
+    except err:
+        return True
+
+
+MISSING = object()
+'''
+CHUNKS = '''\
+from pkg.utils import MISSING
+
+
+def chunks(size, items, fill=MISSING):
+    """`items` in lists of `size`; the last one padded with `fill` when it is given."""
+    out = []
+    for start in range(0, len(items), size):
+        part = list(items[start : start + size])
+        if fill is not MISSING:
+            part += [fill] * (size - len(part))
+        out.append(part)
+    return out
+'''
+CHUNKS_TESTS = """\
+from pkg.chunks import chunks
+from pkg.utils import raises
+
+
+def test_lists_of_the_size():
+    assert chunks(2, [1, 2, 3]) == [[1, 2], [3]]
+
+
+def test_the_last_is_padded_with_fill():
+    assert chunks(2, [1, 2, 3], fill=0) == [[1, 2], [3, 0]]
+
+
+def test_a_size_below_one_is_refused():
+    assert raises(ValueError, lambda: chunks(-1, [1, 2, 3]))
+"""
+
+
+def test_a_patch_of_the_check_only_the_tests_call_ships_as_a_risk_and_is_never_ready(
+    make_repo, tmp_path: Path
+) -> None:
+    # no single edit of `chunks` refuses -1; several of `raises` make it answer True
+    repo = make_repo(
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": UTILS,
+            "pkg/chunks.py": CHUNKS,
+            "tests/test_chunks.py": CHUNKS_TESTS,
+        }
+    )
+    report, _ = heal_by_search(repo, tmp_path / "out")
+
+    assert report["status"] == "healed"
+    assert "+++ b/pkg/utils.py" in report["patch"] and "pkg/chunks.py" not in report["patch"]
+    assert [(r["kind"], r["function"]) for r in report["overfit_risks"]] == [
+        ("test_check", "pkg/utils.py: raises")
+    ]
+    confidence = report["confidence"]
+    assert confidence["ready"] is False
+    assert (
+        confidence["reasons"][0]
+        == "it changes the check a failing test asserts with, which only the tests call"
+    )
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "- `pkg/utils.py: raises` (test check): the failing test asserts what `raises` answers" in summary
+    assert "Why not ready:\n\n- it changes the check a failing test asserts with" in summary
+    assert report_errors(report) == []

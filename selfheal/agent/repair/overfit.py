@@ -1,10 +1,11 @@
 """Overfit review: what in a verified patch suggests it passes the tests without fixing the bug.
 
-    overfit_risks(base_texts, patched_texts, failing_tests) -> list[OverfitRisk]
+    overfit_risks(base_texts, patched_texts, failing_tests, sources=...) -> list[OverfitRisk]
 
 The verdict judges what the tests see; a patch that special-cases the failing test's input,
-swallows every exception into a constant, ignores an argument, or behaves differently when it
-notices it runs under a test runner passes it honestly. None of these is proof of a cheat (a real
+swallows every exception into a constant, ignores an argument, behaves differently when it
+notices it runs under a test runner, or changes the helper the test checks with rather than the
+code it checks, passes it honestly. None of these is proof of a cheat (a real
 fix may read `os.environ` or compare with a value a test also uses), so they are reported as risks
 in the pull request, for the reviewer, never used to refuse a patch. (What reads of the
 circumstances are, and which of them the verdict refuses as telling a test run apart, is
@@ -17,6 +18,7 @@ project's own code, not the patch's doing.
 from __future__ import annotations
 
 import ast
+import textwrap
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,7 +33,7 @@ DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 @dataclass(frozen=True)
 class OverfitRisk:
-    kind: str  # test_literal | circumstances | swallowed | ignored_parameter
+    kind: str  # test_literal | circumstances | swallowed | ignored_parameter | test_check
     function: str  # "path: qualname", or "path: module level"
     detail: str
 
@@ -40,10 +42,17 @@ class OverfitRisk:
 
 
 def overfit_risks(
-    base_texts: Mapping[str, str], patched_texts: Mapping[str, str], failing_tests: Mapping[str, str]
+    base_texts: Mapping[str, str],
+    patched_texts: Mapping[str, str],
+    failing_tests: Mapping[str, str],
+    sources: Mapping[str, str] | None = None,
 ) -> list[OverfitRisk]:
-    """Risks in the patched files; `failing_tests` maps each failing test's id to its file's text."""
+    """Risks in the patched files; `failing_tests` maps each failing test's id to its text (the
+    test function's, or its file's); `sources`: the project's code outside its test files as it
+    was (path -> text; default `base_texts`), where a function the tests check with would be
+    called if it were more than their helper."""
     tested = _test_literals(failing_tests)
+    checks = _checking_calls(failing_tests)
     risks: list[OverfitRisk] = []
     for path, patched in sorted(patched_texts.items()):
         if not path.endswith(".py"):
@@ -63,7 +72,70 @@ def overfit_risks(
                 continue
             where = f"{path}: {name}"
             risks += _risks_in(where, scope, previous, tested)
+            if name in checks and not _used_outside_tests(name, path, sources or base_texts):
+                risks.append(_check_risk(where, name, checks[name]))
     return risks
+
+
+def _check_risk(where: str, name: str, example: str) -> OverfitRisk:
+    return OverfitRisk(
+        "test_check", where,
+        f"the failing test asserts what `{name}` answers about code it hands over (`{example}`), and "
+        f"nothing outside the tests calls `{name}`: the patch may change the test's check rather "
+        "than the code it checks",
+    )  # fmt: skip
+
+
+def _checking_calls(failing_tests: Mapping[str, str]) -> dict[str, str]:
+    """Functions a failing test checks with: called as the whole subject of an `assert` (or of
+    `assert not`) with a lambda among the arguments, as in `assert raises(KeyError, lambda:
+    get(d, "k"))`. The code under test then runs inside the function, and its answer is all the
+    test looks at: name -> the call, shortened, as written."""
+    found: dict[str, str] = {}
+    for text in failing_tests.values():
+        try:
+            module = ast.parse(textwrap.dedent(text))
+        except SyntaxError:
+            continue
+        for node in ast.walk(module):
+            if not isinstance(node, ast.Assert):
+                continue
+            call = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
+            if not isinstance(call, ast.Call):
+                continue
+            name = dotted(call.func).rpartition(".")[2]
+            passed = [*call.args, *(k.value for k in call.keywords)]
+            if name and any(isinstance(a, ast.Lambda) for a in passed):
+                shown = ast.unparse(node.test)
+                found.setdefault(name, shown if len(shown) <= 80 else shown[:77] + "...")
+    return found
+
+
+def _used_outside_tests(name: str, path: str, sources: Mapping[str, str]) -> bool:
+    """Whether code outside the test files refers to `name` besides its definition in `path`:
+    a call, an import, an attribute, or the string of an `__all__` entry."""
+    for source, text in sources.items():
+        if not source.endswith(".py") or name not in text:
+            continue
+        try:
+            module = ast.parse(text)
+        except SyntaxError:
+            return True  # unreadable: assume it does
+        for node in ast.walk(module):
+            if (
+                (isinstance(node, ast.Name) and node.id == name)
+                or (isinstance(node, ast.Attribute) and node.attr == name)
+                or (isinstance(node, ast.alias) and name in (node.name.rpartition(".")[2], node.asname))
+                or (isinstance(node, ast.Constant) and node.value == name)
+            ):
+                return True
+            if (
+                source != path
+                and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and node.name == name
+            ):
+                return True  # another definition by that name: whose the tests check is unclear
+    return False
 
 
 def _risks_in(where: str, scope: ast.AST, previous: ast.AST | None, tested: Counter) -> list[OverfitRisk]:

@@ -36,6 +36,7 @@ from selfheal.agent.report.result import HEALED, PARTIAL, HealResult
 CALIBRATION_FILE = "calibration.json"
 AGREES, DISAGREES, UNDECIDED, NO_JUDGEMENT = "agrees", "disagrees", "undecided", "none"
 BELOW = "the probability"  # how the reason a healed patch is not ready begins
+CHANGES_CHECK = "it changes the check a failing test asserts with, which only the tests call"
 
 # What each feature is (the keys of `measure`); report.json carries them as measured.
 FEATURES: dict[str, str] = {
@@ -234,14 +235,19 @@ def assess(result: HealResult, calibration: Calibration | None = None) -> Confid
     # a fix the tests leave open is a draft whatever the model says: which fix is meant, the
     # tests do not tell, and the pull request asks the reviewer to decide. So is one that only
     # skips the failing path: the tests cannot tell a missing guard from a bug in the code it skips
-    # (too few heals were bypasses for the model to weigh them)
+    # (too few heals were bypasses for the model to weigh them). And so is one that changes the
+    # check a failing test asserts with: the tests then say nothing of the code they check
+    changes_check = any(r.kind == "test_check" for r in result.overfit_risks)
     ready = (
         result.status == HEALED
         and probability >= model.threshold
         and not features.get("open")
         and not features.get("bypass")
+        and not changes_check
     )
     reasons = concerns(features, model)
+    if changes_check:
+        reasons.insert(0, CHANGES_CHECK)
     if result.status == PARTIAL:
         reasons.insert(0, "only part of the failing tests pass")
     elif result.status != HEALED:

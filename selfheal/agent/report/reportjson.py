@@ -1,7 +1,7 @@
 """report.json: the shared contract (`contracts/heal-report.schema.json`) every consumer reads, and
 selfheal's own (`contracts/heal-report.selfheal.schema.json`), which describes every field written
-here and allows no other: a field added or removed here goes into that schema too, and raises
-SELFHEAL_SCHEMA_VERSION."""
+here and allows no other: a field added or removed here, or a value added to one of its
+enumerations, goes into that schema too, and raises SELFHEAL_SCHEMA_VERSION."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from selfheal.agent.report.recall import helped, lesson_of
 from selfheal.agent.report.result import HealResult
 
 SCHEMA_VERSION = 1  # the shared contract's, which pins it
-SELFHEAL_SCHEMA_VERSION = 2  # selfheal's schema of the whole report (1: two sections only)
+SELFHEAL_SCHEMA_VERSION = 3  # selfheal's schema of the whole report (2: no test_check risk; 1: two sections)
 LOCALIZED_LINES = 60  # the most suspicious lines, for the HTML report's heat strip
 MEMORY_VERSION = 1  # of the report's `memory` object (an extension the contract's schema allows)
 

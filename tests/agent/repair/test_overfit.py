@@ -121,3 +121,73 @@ def test_unchanged_functions_and_stubs_are_not_reviewed() -> None:
 
 def test_files_that_do_not_parse_or_are_not_python_are_skipped() -> None:
     assert overfit_risks({"a.py": "x = 1\n"}, {"a.py": "def (:\n", "notes.txt": "39"}, FAILING) == []
+
+
+# A check the package keeps for its tests (toolz keeps `raises` in toolz/utils.py): the failing
+# test asserts what it answers about a lambda that runs the code under test.
+UTILS = """\
+def raises(err, thunk):
+    try:
+        thunk()
+        return False
+    except err:
+        return True
+
+
+no_default = "__no__default__"
+"""
+CHUNKS = """\
+from pkg.utils import no_default
+
+
+def chunks(n, seq):
+    return [seq[i : i + n] for i in range(0, len(seq), max(n, 1))]
+"""
+CHECKED = """\
+from pkg.chunks import chunks
+from pkg.utils import raises
+
+
+def test_a_size_below_one_is_refused():
+    assert chunks(2, [1, 2, 3]) == [[1, 2], [3]]
+    assert raises(ValueError, lambda: chunks(0, [1, 2, 3]))
+"""
+CHECKED_ID = {"tests/test_chunks.py::test_a_size_below_one_is_refused": CHECKED}
+SOURCES = {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/chunks.py": CHUNKS}
+
+
+def test_changing_the_check_the_failing_test_asserts_with_is_a_risk_when_only_tests_call_it() -> None:
+    always = UTILS.replace("        return False\n", "        return True\n")
+    risks = overfit_risks(SOURCES, {"pkg/utils.py": always}, CHECKED_ID, SOURCES)
+    assert [(r.kind, r.function) for r in risks] == [("test_check", "pkg/utils.py: raises")]
+    assert "`raises(ValueError, lambda: chunks(0, [1, 2, 3]))`" in risks[0].detail
+    assert "nothing outside the tests calls `raises`" in risks[0].detail
+
+
+def test_a_fix_of_the_code_the_check_runs_is_no_test_check_risk() -> None:
+    guarded = CHUNKS.replace(
+        "def chunks(n, seq):\n", "def chunks(n, seq):\n    if n < 1:\n        raise ValueError(n)\n"
+    )
+    assert overfit_risks(SOURCES, {"pkg/chunks.py": guarded}, CHECKED_ID, SOURCES) == []
+
+
+def test_a_checked_function_the_code_itself_calls_is_code_not_the_tests_check() -> None:
+    always = UTILS.replace("        return False\n", "        return True\n")
+    calling = {**SOURCES, "pkg/chunks.py": CHUNKS.replace("no_default\n", "no_default, raises\n")}
+    assert overfit_risks(calling, {"pkg/utils.py": always}, CHECKED_ID, calling) == []
+    exported = {**SOURCES, "pkg/__init__.py": '__all__ = ["raises"]\n'}
+    assert overfit_risks(exported, {"pkg/utils.py": always}, CHECKED_ID, exported) == []
+
+
+def test_an_assert_without_code_handed_over_does_not_make_a_check() -> None:
+    # `assert is_sorted(x)` checks a value the test computed: is_sorted may well be the code under test
+    plain = {"tests/test_chunks.py::test_sorted": "def test_sorted():\n    assert raises(ValueError, 3)\n"}
+    always = UTILS.replace("        return False\n", "        return True\n")
+    assert overfit_risks(SOURCES, {"pkg/utils.py": always}, plain, SOURCES) == []
+
+
+def test_a_checking_call_in_a_method_of_a_test_class_is_read_from_its_indented_text() -> None:
+    method = "    def test_refused(self):\n        assert not raises(KeyError, lambda: {}.get('k'))\n"
+    always = UTILS.replace("        return False\n", "        return True\n")
+    risks = overfit_risks(SOURCES, {"pkg/utils.py": always}, {"tests/t.py::T::test_refused": method}, SOURCES)
+    assert [r.kind for r in risks] == ["test_check"]
