@@ -345,6 +345,44 @@ def test_files_travel_through_the_api(session):
     assert result.stdout == "héllo\n"
 
 
+def test_files_written_over_what_the_tests_planted_replace_it_and_follow_no_link(session):
+    # the command server writes and reads the files as the engine's archives would: a link or a
+    # file where a folder of the path belongs, a folder or a link at the file's own name, are
+    # replaced; a FIFO is not read; a file only root could read is read the engine's way
+    py(
+        session,
+        "import os\n"
+        "os.makedirs('trap/real', exist_ok=True)\n"
+        "os.symlink('/tmp', 'trap/dir')\n"
+        "open('trap/file', 'w').close()\n"
+        "os.makedirs('trap/folder/inner', exist_ok=True)\n"
+        "os.symlink('/etc/hostname', 'trap/link')\n"
+        "os.mkfifo('trap/fifo')\n",
+    )
+    session.write_file("trap/dir/x.txt", "through the link?")
+    session.write_file("trap/file/y.txt", "under a file?")
+    session.write_file("trap/folder", "over a folder")
+    session.write_file("trap/link", "over a link")
+    seen = py(
+        session,
+        "import os\n"
+        "print(os.path.islink('trap/dir'), os.path.isfile('trap/dir/x.txt'), os.path.exists('/tmp/x.txt'))\n"
+        "print(os.path.isdir('trap/file'), open('trap/file/y.txt').read())\n"
+        "print(os.path.isfile('trap/folder'), os.path.islink('trap/link'), open('trap/link').read())\n"
+        "print(oct(os.stat('trap/link').st_mode & 0o777), oct(os.stat('trap/dir').st_mode & 0o777))\n",
+    ).stdout
+    assert seen.splitlines() == [
+        "False True False",
+        "True under a file?",
+        "True False over a link",
+        "0o644 0o755",
+    ]
+    assert session.read_file("trap/fifo") is None
+    assert session.read_file("trap/dir/x.txt") == b"through the link?"
+    py(session, "import os\nos.chmod('trap/folder', 0)")
+    assert session.read_file("trap/folder") == b"over a folder"
+
+
 def test_commands_that_cannot_start_are_127(session):
     assert session.run(["no-such-program"], timeout=10).returncode == 127
     assert session.run([], timeout=10).returncode == 127

@@ -25,6 +25,7 @@ from selfheal.sandbox.exceptions import LimitExceeded, SessionLost
 from selfheal.sandbox.output import CappedBuffer, LineQueue, capped_text
 
 GRACE_S = 10.0
+FILE_TIMEOUT_S = 30.0  # a file written or read by the command server
 # The workspace is full when less than this is left: what it takes for a test to fail on it.
 FULL_BELOW = 2 * MiB
 
@@ -171,6 +172,30 @@ class Commands:
             duration_s=float(reply["duration"]), timed_out=timed_out,
             truncated=bool(out[2] or err[2]), argv=tuple(argv),
         ), free if isinstance(free, int) else None  # fmt: skip
+
+    def _file_on_server(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The command server's reply to a file request (SERVER in incontainer.py); None where the
+        engine's archives must do it: no server, one busy with a command (a write never waits for
+        the tests), or one that could not (its {"error"})."""
+        if not self._run_lock.acquire(blocking=False):
+            return None
+        try:
+            server = self._command_server()
+            if server is None:
+                return None
+            server.send(json.dumps({**request, "root": WORKSPACE}))
+            line = server.receive(FILE_TIMEOUT_S)
+            try:
+                reply = json.loads(line) if line else None
+            except ValueError:
+                reply = None
+            if not isinstance(reply, dict):  # it died under the request: the next one starts anew
+                server.close()
+                self._server_failures += 1
+                return None
+            return None if "error" in reply else reply
+        finally:
+            self._run_lock.release()
 
     def _run_by_exec(
         self, argv: list[str], timeout: float, env: dict[str, str] | None, cwd: str | None
