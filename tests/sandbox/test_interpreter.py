@@ -8,6 +8,7 @@ the system's), run as that uid, and show nothing of the closed folder but the in
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sys
 import tempfile
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from selfheal.sandbox import LocalSandbox
-from selfheal.sandbox.identity import readable_by_others
+from selfheal.sandbox.identity import RESERVATIONS, readable_by_others
 from selfheal.sandbox.interpreter import Layout, _cache_for, reachable_interpreter
 from tests.sandbox.conftest import interpreter_folders
 
@@ -74,6 +75,17 @@ def test_a_mirror_folder_someone_else_made_first_is_not_used() -> None:
         assert _cache_for(Path(sys.prefix), parents=(Path(parent),)) is None
 
 
+def reservation_is_free(uid: int) -> bool:
+    folder = next(f for f in RESERVATIONS if (f / str(uid)).exists())
+    with open(folder / str(uid), "rb") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return True
+
+
 @ROOT_ONLY
 def test_a_workspace_the_uid_cannot_reach_is_refused_unless_the_risk_is_accepted(open_python: str) -> None:
     from selfheal.sandbox.exceptions import SandboxUnavailable
@@ -84,8 +96,13 @@ def test_a_workspace_the_uid_cannot_reach_is_refused_unless_the_risk_is_accepted
         sandbox = LocalSandbox(namespaces=False)
         with pytest.raises(
             SandboxUnavailable, match=r"that uid cannot reach the workspace .* closed to other users"
-        ):
+        ) as refused:
             sandbox.start(workspace, expose=interpreter_folders(open_python), python=open_python)
+        # the uid it had taken (the workspace was given to it) is free again, though the refusal,
+        # and with it the half-made session, is still held here
+        uid = workspace.stat().st_uid
+        assert uid != 0 and refused.value.__traceback__ is not None
+        assert reservation_is_free(uid)
         accepted = LocalSandbox(namespaces=False, accept_unsafe=True)
         with accepted.start(
             workspace, expose=interpreter_folders(open_python), python=open_python

@@ -66,7 +66,27 @@ class LocalSession(IsolationFacts, Commands, Files):
         # bwrap's --die-with-parent fires when the *thread* that spawned it exits, so every
         # process is started from this one thread, which lives as long as the session.
         self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="selfheal-spawn")
+        self.user: SandboxUser | None = None
+        self._cgroups: PidsCgroups | None = None
+        self._landlock: Ruleset | None = None
+        try:
+            self._contain(expose, shown, namespaces, python, require_contained, accept_unsafe)
+        except BaseException:
+            # what was taken is given back: above all the uid's reservation, which a bot server
+            # would otherwise keep for as long as the failure is remembered
+            self._abandon()
+            raise
 
+    def _contain(
+        self,
+        expose: tuple[Path, ...],
+        shown: tuple[Path, ...],
+        namespaces: bool,
+        python: str | None,
+        require_contained: bool,
+        accept_unsafe: bool,
+    ) -> None:
+        root, limits, extra_env = self.root, self.limits, self._extra_env
         self.user = SandboxUser.allocate() if os.geteuid() == 0 else None
         if self.user is not None:
             self.user.give(root)
@@ -96,14 +116,13 @@ class LocalSession(IsolationFacts, Commands, Files):
             unreachable = self._unreachable(expose, notes) or cannot_drop_to(self.user)
             if unreachable:
                 if not accept_unsafe:
-                    self._spawner.shutdown(wait=False)
                     raise SandboxUnavailable(
                         f"selfheal runs as root, so the local sandbox runs the tests as an unprivileged "
                         f"uid; without namespaces (bubblewrap: {bwrap_note}) {unreachable}. "
                         f"Make it readable by other users, {UNSAFE_HINT}"
                     )
+                self.user.release()
                 self.user = None  # accepted: the tests run as root
-        self._landlock: Ruleset | None = None
         if self._bwrap is None and (self.user is not None or os.geteuid() != 0):
             # as root with the risk accepted the tests run as root: no view is promised there
             self._landlock, why = allowlist(root, (*shown, *expose), mirror_roots)
@@ -125,11 +144,6 @@ class LocalSession(IsolationFacts, Commands, Files):
         # its runner), and without them its tests reach the network and the host's /tmp.
         weaker = require_contained and namespaces and self._bwrap is None and not accept_unsafe
         if weaker or (require_contained and not self.facts.contained and not accept_unsafe):
-            if self._cgroups:
-                self._cgroups.close()
-            if self._landlock is not None:
-                self._landlock.close()
-            self._spawner.shutdown(wait=False)
             if self.facts.contained:
                 raise SandboxUnavailable(
                     f"the local sandbox cannot make its namespaces here (bubblewrap: {bwrap_note}), so "
@@ -146,6 +160,16 @@ class LocalSession(IsolationFacts, Commands, Files):
             measures += [lambda folder=folder: disk_usage(folder, owner=uid) for folder in SHARED_SCRATCH]
         measure = combined(measures)
         self._disk = DiskWatch(measure, measure() + scratch, self._over_disk_limit)
+
+    def _abandon(self) -> None:
+        """A start that failed: the parts made so far, closed; no command ran."""
+        if self._cgroups:
+            self._cgroups.close()
+        if self._landlock is not None:
+            self._landlock.close()
+        self._spawner.shutdown(wait=False)
+        if self.user is not None:
+            self.user.release()
 
     def close(self) -> None:
         if self._closed:
