@@ -36,6 +36,8 @@ from selfheal.sandbox.exceptions import WorkspaceTrap
 MAX_VALIDATIONS_PER_ROUND = 3
 SCREEN_COVERING_TESTS = 25
 DID_NOT_RAISE = re.compile(r"DID NOT RAISE <class '([\w.]+)'>")
+# unittest's assertRaises, as a call or as a context: "ValueError not raised by chunks"
+NOT_RAISED = re.compile(r"(?:^|AssertionError: )([A-Za-z_][\w.]*) not raised\b", re.MULTILINE)
 
 
 class CheckpointStore(Protocol):
@@ -395,7 +397,8 @@ def expected_exceptions(baseline: TestReport, targets: list[str]) -> tuple[str, 
         outcome = baseline.outcomes.get(test)
         if outcome is None:
             continue
-        for match in DID_NOT_RAISE.finditer(outcome.message + "\n" + outcome.details):
+        text = outcome.message + "\n" + outcome.details
+        for match in [*DID_NOT_RAISE.finditer(text), *NOT_RAISED.finditer(text)]:
             name = match.group(1).rsplit(".", 1)[-1]
             if name not in found:
                 found.append(name)
