@@ -147,13 +147,8 @@ class Commands:
             "limit": self.limits.output_bytes,
             "watch": WORKSPACE,
         }
-        server.send(json.dumps(request))
-        line = server.receive(timeout + GRACE_S if timeout > 0 else 24 * 3600)
-        try:
-            reply = json.loads(line) if line else None
-        except ValueError:
-            reply = None
-        if not isinstance(reply, dict) or "code" not in reply:
+        reply = _ask(server, request, timeout + GRACE_S if timeout > 0 else 24 * 3600)
+        if reply is None or "code" not in reply:
             # The server died or hung (the command took it down). Not re-run: a command runs
             # once. The next command gets a new server.
             self._kill(marker)
@@ -183,13 +178,8 @@ class Commands:
             server = self._command_server()
             if server is None:
                 return None
-            server.send(json.dumps({**request, "root": WORKSPACE}))
-            line = server.receive(FILE_TIMEOUT_S)
-            try:
-                reply = json.loads(line) if line else None
-            except ValueError:
-                reply = None
-            if not isinstance(reply, dict):  # it died under the request: the next one starts anew
+            reply = _ask(server, {**request, "root": WORKSPACE}, FILE_TIMEOUT_S)
+            if reply is None:  # it died under the request: the next one starts anew
                 server.close()
                 self._server_failures += 1
                 return None
@@ -261,6 +251,17 @@ class Commands:
         channel = DockerChannel(self, sock, marker, self.limits.output_bytes)
         self._channels.append(channel)
         return channel
+
+
+def _ask(server: DockerChannel, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+    """The command server's reply to one request; None when it gave none, or not a JSON object."""
+    server.send(json.dumps(request))
+    line = server.receive(timeout)
+    try:
+        reply = json.loads(line) if line else None
+    except ValueError:
+        return None
+    return reply if isinstance(reply, dict) else None
 
 
 def _decoded(part: list) -> tuple[bytes, bytes, int]:
