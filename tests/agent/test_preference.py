@@ -19,6 +19,7 @@ from selfheal.agent.events import Trace
 from selfheal.agent.loop import heal
 from selfheal.agent.report.outputs import write_outputs
 from selfheal.sandbox import LocalSandbox
+from tests.agent.repair.test_overfit import CHUNKS, UTILS
 from tests.conftest import report_errors
 
 SPEED = '''\
@@ -192,33 +193,8 @@ def test_deleting_the_call_the_failing_test_crashed_in_is_a_bypass_and_never_rea
     assert report_errors(report) == []
 
 
-# The package keeps the check its tests assert refusals with; the code under test runs inside it.
-UTILS = '''\
-def raises(err, thunk):
-    """Whether calling `thunk` raises `err`: the package's tests check refusals with it."""
-    try:
-        thunk()
-        return False
-    except err:
-        return True
-
-
-MISSING = object()
-'''
-CHUNKS = '''\
-from pkg.utils import MISSING
-
-
-def chunks(size, items, fill=MISSING):
-    """`items` in lists of `size`; the last one padded with `fill` when it is given."""
-    out = []
-    for start in range(0, len(items), size):
-        part = list(items[start : start + size])
-        if fill is not MISSING:
-            part += [fill] * (size - len(part))
-        out.append(part)
-    return out
-'''
+# the tests of the package in tests/agent/repair/test_overfit.py, whose check `raises` runs the code
+# under test
 CHUNKS_TESTS = """\
 from pkg.chunks import chunks
 from pkg.utils import raises

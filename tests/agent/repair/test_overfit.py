@@ -124,9 +124,11 @@ def test_files_that_do_not_parse_or_are_not_python_are_skipped() -> None:
 
 
 # A check the package keeps for its tests (toolz keeps `raises` in toolz/utils.py): the failing
-# test asserts what it answers about a lambda that runs the code under test.
-UTILS = """\
+# test asserts what it answers about a lambda that runs the code under test. A whole heal of this
+# package is in tests/agent/test_preference.py.
+UTILS = '''\
 def raises(err, thunk):
+    """Whether calling `thunk` raises `err`: the package's tests check refusals with it."""
     try:
         thunk()
         return False
@@ -134,15 +136,22 @@ def raises(err, thunk):
         return True
 
 
-no_default = "__no__default__"
-"""
-CHUNKS = """\
-from pkg.utils import no_default
+MISSING = object()
+'''
+CHUNKS = '''\
+from pkg.utils import MISSING
 
 
-def chunks(n, seq):
-    return [seq[i : i + n] for i in range(0, len(seq), max(n, 1))]
-"""
+def chunks(size, items, fill=MISSING):
+    """`items` in lists of `size`; the last one padded with `fill` when it is given."""
+    out = []
+    for start in range(0, len(items), size):
+        part = list(items[start : start + size])
+        if fill is not MISSING:
+            part += [fill] * (size - len(part))
+        out.append(part)
+    return out
+'''
 CHECKED = """\
 from pkg.chunks import chunks
 from pkg.utils import raises
@@ -165,15 +174,14 @@ def test_changing_the_check_the_failing_test_asserts_with_is_a_risk_when_only_te
 
 
 def test_a_fix_of_the_code_the_check_runs_is_no_test_check_risk() -> None:
-    guarded = CHUNKS.replace(
-        "def chunks(n, seq):\n", "def chunks(n, seq):\n    if n < 1:\n        raise ValueError(n)\n"
-    )
+    refusal = "    if size < 1:\n        raise ValueError(size)\n"
+    guarded = CHUNKS.replace("    out = []\n", refusal + "    out = []\n")
     assert overfit_risks(SOURCES, {"pkg/chunks.py": guarded}, CHECKED_ID, SOURCES) == []
 
 
 def test_a_checked_function_the_code_itself_calls_is_code_not_the_tests_check() -> None:
     always = UTILS.replace("        return False\n", "        return True\n")
-    calling = {**SOURCES, "pkg/chunks.py": CHUNKS.replace("no_default\n", "no_default, raises\n")}
+    calling = {**SOURCES, "pkg/chunks.py": CHUNKS.replace("import MISSING\n", "import MISSING, raises\n")}
     assert overfit_risks(calling, {"pkg/utils.py": always}, CHECKED_ID, calling) == []
     exported = {**SOURCES, "pkg/__init__.py": '__all__ = ["raises"]\n'}
     assert overfit_risks(exported, {"pkg/utils.py": always}, CHECKED_ID, exported) == []
