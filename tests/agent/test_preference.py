@@ -84,6 +84,7 @@ def test_a_fix_of_the_computation_ships_before_a_guard_that_skips_it(make_repo, 
     assert order == [("FIX", False), ("BYPASS", True)]
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "Only a bypass was found" not in summary
+    assert report["diagnosis"]["root_cause"] == CONCLUSION["root_cause"]  # no doubt to add
 
 
 WORDS = '''\
@@ -130,6 +131,11 @@ def test_when_only_a_bypass_passes_it_ships_and_the_pull_request_says_so(make_re
     assert report_errors(report) == []
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "### ⚠️ Only a bypass was found" in summary
+    assert report["diagnosis"]["root_cause"] == (
+        "The patch would mean that in `count_words` (words/count.py:6) an empty or None input was not "
+        "handled before use; its change: guard `if not word: continue` before line 6. Not established: "
+        "it only skips the failing path in `words/count.py: count_words`, so the tests no longer run it."
+    )
     assert "in `words/count.py: count_words`. No candidate that changes the computation" in summary
     [review] = [e for e in trace.events if e.node == "overfit_review" and e.data.get("status") != "started"]
     assert review.data["bypass"] == ["words/count.py: count_words"]
@@ -190,6 +196,11 @@ def test_deleting_the_call_the_failing_test_crashed_in_is_a_bypass_and_never_rea
     assert "it only skips the failing path" in report["confidence"]["reasons"]
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "### ⚠️ Only a bypass was found" in summary
+    assert report["diagnosis"]["root_cause"] == (
+        "The patch would mean that in `Cache.put` (pkg/cache.py:14) an extra statement spoiled the result; "
+        "its change: delete line 14 `self._evict()`. Not established: it only skips the failing path in "
+        "`pkg/cache.py: Cache.put`, so the tests no longer run it."
+    )
     assert report_errors(report) == []
 
 
@@ -241,4 +252,10 @@ def test_a_patch_of_the_check_only_the_tests_call_ships_as_a_risk_and_is_never_r
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "- `pkg/utils.py: raises` (test check): the failing test asserts what `raises` answers" in summary
     assert "Why not ready:\n\n- it changes the check a failing test asserts with" in summary
+    root_cause = report["diagnosis"]["root_cause"]
+    assert root_cause.startswith(
+        "The patch would mean that in `raises` (pkg/utils.py:5) a constant was returned where a "
+        "computed value was meant; its change: `return False` -> `return thunk`. Not established: "
+        "possible overfit (test check) in `pkg/utils.py: raises`: the failing test asserts what `raises`"
+    )
     assert report_errors(report) == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from selfheal.agent.repair.edits import Candidate
 from selfheal.agent.report.confidence import Confidence, assess
 from selfheal.agent.report.lessons import build_lessons, meaning
 from selfheal.agent.report.recall import helped, lesson_of
@@ -28,10 +29,11 @@ def diagnosis(result: HealResult, confidence: Confidence | None) -> dict[str, An
     if not result.fixes:
         return None
     probability = confidence.probability if confidence is not None else None
+    doubt = _doubt(result)
     model = result.model_diagnosis
     if model is not None and result.fixes[0].strategy == "generator":
         return {
-            "root_cause": model.root_cause,
+            "root_cause": f"{model.root_cause} {doubt}".strip(),
             "location": f"{model.file}:{model.line}",
             "confidence": probability,
             "method": f"ReAct debugger ({model.function}); the repair came from the model's edit",
@@ -39,22 +41,39 @@ def diagnosis(result: HealResult, confidence: Confidence | None) -> dict[str, An
     fix = result.fixes[0]
     if fix.strategy == "generator-sbfl":
         return {
-            "root_cause": f"In `{fix.function}` ({fix.file}:{fix.line}): {fix.description}",
+            "root_cause": f"In `{fix.function}` ({fix.file}:{fix.line}): {fix.description} {doubt}".strip(),
             "location": f"{fix.file}:{fix.line}",
             "confidence": probability,
             "method": "the model's repair of the most suspicious function by spectrum analysis, "
             "written without the debugger's diagnosis",
         }
+    # the family says what a right patch of its kind means; with a doubt, this one may not be right
+    opening, change = ("The patch would mean that in", "its change") if doubt else ("In", "the fix")
     causes = [
-        f"In `{f.function}` ({f.file}:{f.line}) {meaning(f)}; the fix: {f.description.split(': ', 1)[-1]}."
+        f"{opening} `{f.function}` ({f.file}:{f.line}) {meaning(f)}; {change}: {_what_changed(f)}."
         for f in result.fixes
     ]
     return {
-        "root_cause": " ".join(causes),
+        "root_cause": " ".join([*causes, doubt]).strip(),
         "location": ", ".join(f"{f.file}:{f.line}" for f in result.fixes),
         "confidence": probability,
         "method": "spectrum-based localization + mutation search (no model)",
     }
+
+
+def _what_changed(fix: Candidate) -> str:
+    return fix.description.split(": ", 1)[-1]
+
+
+def _doubt(result: HealResult) -> str:
+    """Why the shipped patch may not say what the bug was: it only skips the failing path, or parts
+    of it may only fit the tests (the overfit review). Empty when there is no such sign."""
+    reasons = []
+    if result.bypass:
+        where = ", ".join(f"`{f}`" for f in result.bypass)
+        reasons.append(f"it only skips the failing path in {where}, so the tests no longer run it")
+    reasons += [str(risk) for risk in result.overfit_risks]
+    return f"Not established: {'; '.join(reasons)}." if reasons else ""
 
 
 def new_tests(result: HealResult) -> list[dict[str, Any]]:
