@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import shlex
 import shutil
 import socket
 import subprocess
@@ -43,6 +44,17 @@ def _as_user() -> tuple[list[str], int | None]:
     ], nobody.pw_uid
 
 
+def _run(argv: list[str], env: dict[str, str], cwd: Path, log: Path | None = None) -> None:
+    """Run a PostgreSQL program; when it fails, the error says what it printed (and the server's
+    log), which the return code alone does not."""
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd)
+    if done.returncode != 0:
+        said = (done.stdout + done.stderr).strip()
+        if log is not None and log.is_file():
+            said += "\n--- server log ---\n" + log.read_text(encoding="utf-8", errors="replace")[-3000:]
+        raise RuntimeError(f"{shlex.join(argv)} exited {done.returncode}:\n{said}")
+
+
 @contextmanager
 def running_postgres(folder: Path) -> Iterator[str]:
     """A cluster in `folder` (made here), started; its URL. Raises FileNotFoundError without PostgreSQL."""
@@ -60,11 +72,10 @@ def running_postgres(folder: Path) -> Iterator[str]:
             parent.chmod(parent.stat().st_mode | 0o011)
     data, port = folder / "data", _free_port()
     env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "HOME": str(folder)}
-    subprocess.run([*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "selfheal", "--no-sync"],
-                   check=True, capture_output=True, env=env, cwd=folder)  # fmt: skip
+    _run([*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "selfheal", "--no-sync"], env, folder)
     options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
     start = [*prefix, pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-o", options, "-w", "start"]
-    subprocess.run(start, check=True, capture_output=True, env=env, cwd=folder)
+    _run(start, env, folder, log=folder / "log")
     try:
         yield f"postgresql://selfheal@127.0.0.1:{port}/postgres"
     finally:
