@@ -20,6 +20,8 @@ MEMORY_VERSION = 1  # of the report's `memory` object (an extension the contract
 
 
 MAX_REJECTED_SHOWN = 50  # a search may be refused many times; report.json stays readable
+# overfit risks whose patch leaves the checked code as it was: its family's meaning is no cause
+PATCH_BESIDE_THE_CODE = frozenset({"test_check"})
 
 
 def diagnosis(result: HealResult, confidence: Confidence | None) -> dict[str, Any] | None:
@@ -66,13 +68,14 @@ def _what_changed(fix: Candidate) -> str:
 
 
 def _doubt(result: HealResult) -> str:
-    """Why the shipped patch may not say what the bug was: it only skips the failing path, or parts
-    of it may only fit the tests (the overfit review). Empty when there is no such sign."""
+    """Why the shipped patch says nothing of what the bug was: it only skips the failing path, or
+    it changes the check a failing test asserts with rather than the code checked. Empty otherwise:
+    the other overfit risks touch the computation itself, and the report lists them on their own."""
     reasons = []
     if result.bypass:
         where = ", ".join(f"`{f}`" for f in result.bypass)
         reasons.append(f"it only skips the failing path in {where}, so the tests no longer run it")
-    reasons += [str(risk) for risk in result.overfit_risks]
+    reasons += [str(risk) for risk in result.overfit_risks if risk.kind in PATCH_BESIDE_THE_CODE]
     return f"Not established: {'; '.join(reasons)}." if reasons else ""
 
 
