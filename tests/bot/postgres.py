@@ -10,6 +10,7 @@ import shlex
 import shutil
 import socket
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -84,8 +85,15 @@ def running_postgres(folder: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def postgres_url() -> Iterator[str]:
     if not (_binary("initdb") and _binary("pg_ctl")):
         pytest.skip("PostgreSQL is not installed (Debian package postgresql; .ci/run installs it)")
-    with running_postgres(tmp_path_factory.mktemp("pg") / "cluster") as url:
-        yield url
+    # Not under pytest's own temporary folder: any pytest run as root elsewhere on the machine (a
+    # heal's tests run without namespaces, a task's suite) closes /tmp/pytest-of-root to others
+    # again, and the cluster's user could then no longer reach its folder.
+    top = Path(tempfile.mkdtemp(prefix="selfheal-pg-"))
+    try:
+        with running_postgres(top / "cluster") as url:
+            yield url
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
