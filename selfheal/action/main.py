@@ -217,6 +217,10 @@ def model_env(inputs: ActionInputs, env: Mapping[str, str]) -> dict[str, str]:
     return {name: value for name, value in out.items() if value}
 
 
+def _flag(value: bool | None) -> str:
+    return "" if value is None else str(value).lower()
+
+
 def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float) -> None:
     publication = outcome.publication
     # the probability that the shipped patch is right, as report.json says it (None: no fix kept)
@@ -226,6 +230,7 @@ def report(env: Mapping[str, str], log: JobLog, outcome: Outcome, wall_s: float)
         "pr-number": str(publication.pr_number) if publication and publication.pr_number else "",
         "pr-url": publication.pr_url if publication else "",
         "pr-operation": publication.operation if publication else "none",
+        "pr-draft": _flag(publication.draft) if publication else "",
         "branch": publication.branch if publication else "",
         "report-path": relative_to_workspace(env, outcome.out_dir) if outcome.out_dir else "",
         "confidence": f"{confidence['probability']:.2f}" if confidence else "",

@@ -81,7 +81,9 @@ def approve(talk: Talk, settings: BotSettings, trigger: Trigger, me: str | None)
     owner = client.repo_name.split("/")[0]
     existing = client.open_pulls(owner, proposal.branch, base=proposal.base)
     if existing:
-        publication = Publication(NONE, proposal.branch, proposal.sha, existing[0].number, existing[0].url)
+        publication = Publication(
+            NONE, proposal.branch, proposal.sha, existing[0].number, existing[0].url, draft=existing[0].draft
+        )
     else:
         body = comment.body.split(SUMMARY_START, 1)[-1].split(SUMMARY_END, 1)[0].strip() + "\n"
         pull = client.create_pull(
@@ -91,8 +93,9 @@ def approve(talk: Talk, settings: BotSettings, trigger: Trigger, me: str | None)
         )  # fmt: skip
         client.add_label(pull.number, "selfheal")
         refused = client.request_review(pull.number, trigger.requester or "")
+        notes = (refused,) if refused else ()
         publication = Publication(
-            "created", proposal.branch, proposal.sha, pull.number, pull.url, (refused,) if refused else ()
+            "created", proposal.branch, proposal.sha, pull.number, pull.url, notes, draft=pull.draft
         )
     talk.say(trigger, f"{MARKER}\n🚀 Pull request #{publication.pr_number}: {publication.pr_url}")
     talk.react(trigger, "rocket")

@@ -89,6 +89,7 @@ def test_heal_comment_by_a_writer_on_a_pull_request_opens_a_verified_pull_reques
     confidence = report["confidence"]
     shown = f"{confidence['probability']:.2f}"
     assert (run.outputs["confidence"], run.outputs["ready-for-review"]) == (shown, "true")
+    assert (pull["draft"], run.outputs["pr-draft"]) == (False, "false")
     assert confidence["ready"] is True and confidence["probability"] >= confidence["threshold"]
     assert report["diagnosis"]["confidence"] == confidence["probability"]
     threshold = f"{confidence['threshold']:.2f}"
@@ -162,6 +163,8 @@ def test_the_same_heal_again_updates_the_pull_request_never_a_second_one(world: 
     assert (third.returncode, third.outputs["pr-operation"]) == (0, "updated"), third.stderr
     assert third.outputs["pr-number"] == first.outputs["pr-number"]
     assert len(pulls_by_head(world, branch)) == 1
+    # created, left alone, updated: the draft state GitHub holds, every time
+    assert [run.outputs["pr-draft"] for run in (first, again, third)] == ["false"] * 3
     assert "STRAY.md" not in git(world.tmp, "--git-dir", str(world.remote), "ls-tree", "--name-only", branch)
 
 
@@ -333,6 +336,7 @@ def test_a_patch_that_may_only_fit_the_tests_opens_a_draft_that_says_why(world: 
     assert (run.outputs["status"], run.outputs["pr-operation"]) == ("healed", "created")
     [pull] = pulls_by_head(world, run.outputs["branch"])
     assert pull["draft"] is True  # every test passes, and still a reviewer must look first
+    assert run.outputs["pr-draft"] == "true"
     body = pull["body"]
     assert "### ⚠️ Possible overfit: review before merging" in body
     assert "- `scaler/__init__.py: scale` (test literal): the patch adds 3" in body
@@ -398,6 +402,7 @@ def test_tests_that_leave_the_fix_open_give_a_draft_with_where_the_fixes_differ(
     branch = run.outputs["branch"]
     [pull] = pulls_by_head(world, branch)
     assert pull["draft"] is True  # the tests pass with it, and they would pass with another fix too
+    assert run.outputs["pr-draft"] == "true"
     body = pull["body"]
     assert body.splitlines()[2] == "### The tests allow more than one fix"
     assert "| input | before the patch | fix 1 (shipped) | fix 2 " in body

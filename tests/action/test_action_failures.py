@@ -126,6 +126,7 @@ def test_review_mode_proposes_and_approve_opens_the_pull_request(world: World) -
     proposed = world.run("issue_comment", alice, MODE="review")
     assert proposed.returncode == 0, proposed.stderr
     assert (proposed.outputs["status"], proposed.outputs["pr-operation"]) == ("proposed", "none")
+    assert proposed.outputs["pr-draft"] == ""  # no pull request yet
     branch = proposed.outputs["branch"]
     assert branch in remote_branches(world)
     assert len(world.repo_state()["pulls"]) == 2
@@ -168,6 +169,7 @@ def test_review_mode_proposes_and_approve_opens_the_pull_request(world: World) -
     assert approved.returncode == 0, approved.stderr
     assert (approved.outputs["status"], approved.outputs["pr-operation"]) == ("approved", "created")
     [pull] = pulls_by_head(world, branch)
+    assert approved.outputs["pr-draft"] == str(pull["draft"]).lower()
     assert pull["base"]["ref"] == "main"
     assert pull["body"].startswith("## selfheal: fix `merge`")
     assert "merge at once" not in pull["body"]

@@ -55,6 +55,7 @@ def test_outputs_and_runtime() -> None:
         "pr-number",
         "pr-url",
         "pr-operation",
+        "pr-draft",
         "branch",
         "report-path",
         "confidence",

@@ -78,6 +78,9 @@ class Publication:
     pr_number: int | None = None
     pr_url: str = ""
     notes: tuple[str, ...] = ()
+    # whether the pull request is a draft as GitHub holds it (an update keeps what it was opened
+    # as); None without a pull request
+    draft: bool | None = None
 
 
 def fit_body(body: str, more_url: str) -> str:
@@ -229,14 +232,14 @@ def _open_or_update(
         refused = client.request_review(pull.number, reviewer)
         if refused:
             notes.append(refused)
-    return Publication(CREATED, change.branch, pushed.sha, pull.number, pull.url, tuple(notes))
+    return Publication(CREATED, change.branch, pushed.sha, pull.number, pull.url, tuple(notes), pull.draft)
 
 
 def _update(client: GitHubClient, pull: PullInfo, change: Change, pushed: Pushed) -> Publication:
     if not pushed.moved:  # the same fix on the same base: leave the PR and its discussion alone
-        return Publication(NONE, change.branch, pushed.sha, pull.number, pull.url)
+        return Publication(NONE, change.branch, pushed.sha, pull.number, pull.url, draft=pull.draft)
     pull = client.update_pull(pull.number, title=change.title, body=change.body)
-    return Publication(UPDATED, change.branch, pushed.sha, pull.number, pull.url)
+    return Publication(UPDATED, change.branch, pushed.sha, pull.number, pull.url, draft=pull.draft)
 
 
 def already_exists(exc: GitHubError) -> bool:
