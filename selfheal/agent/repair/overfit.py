@@ -29,6 +29,7 @@ from selfheal.agent.repair.circumstances import circumstances_in, dotted, scopes
 TRIVIAL = frozenset({-1, 0, 1, 2, 10, 100, "", " ", ",", ".", "\n", "utf-8", "ascii"})
 BROAD = frozenset({"Exception", "BaseException"})
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+TEST_CHECK = "test_check"
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,11 @@ class OverfitRisk:
 
     def __str__(self) -> str:
         return f"possible overfit ({self.kind.replace('_', ' ')}) in `{self.function}`: {self.detail}"
+
+    @property
+    def changes_the_check(self) -> bool:
+        """The patch changed the check a failing test asserts with, not the code it checks."""
+        return self.kind == TEST_CHECK
 
 
 def overfit_risks(
@@ -79,7 +85,7 @@ def overfit_risks(
 
 def _check_risk(where: str, name: str, example: str) -> OverfitRisk:
     return OverfitRisk(
-        "test_check", where,
+        TEST_CHECK, where,
         f"the failing test asserts what `{name}` answers about code it hands over (`{example}`), and "
         f"nothing outside the tests calls `{name}`: the patch may change the test's check rather "
         "than the code it checks",

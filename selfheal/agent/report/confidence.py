@@ -237,7 +237,7 @@ def assess(result: HealResult, calibration: Calibration | None = None) -> Confid
     # skips the failing path: the tests cannot tell a missing guard from a bug in the code it skips
     # (too few heals were bypasses for the model to weigh them). And so is one that changes the
     # check a failing test asserts with: the tests then say nothing of the code they check
-    changes_check = any(r.kind == "test_check" for r in result.overfit_risks)
+    changes_check = any(r.changes_the_check for r in result.overfit_risks)
     ready = (
         result.status == HEALED
         and probability >= model.threshold

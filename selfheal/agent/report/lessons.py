@@ -81,7 +81,8 @@ def _where(candidate: Candidate) -> str:
     return f"`{candidate.function}` ({candidate.file}:{candidate.line})"
 
 
-def _what(candidate: Candidate) -> str:
+def what_changed(candidate: Candidate) -> str:
+    """The edit itself, without the place its description starts with."""
     return candidate.description.split(": ", 1)[-1]
 
 
@@ -124,7 +125,7 @@ def _fix_lessons(result: HealResult) -> list[str]:
             if fixed
             else ""
         )
-        lessons.append(f"In {_where(fix)} {meaning(fix)}: {_what(fix)}{tests}.")
+        lessons.append(f"In {_where(fix)} {meaning(fix)}: {what_changed(fix)}{tests}.")
     if result.status == PARTIAL and verdict:
         lessons.append(
             f"Still failing after the partial fix: {', '.join(f'`{t}`' for t in verdict.still_failing[:3])}; "

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from selfheal.agent.repair.edits import Candidate
 from selfheal.agent.report.confidence import Confidence, assess
-from selfheal.agent.report.lessons import build_lessons, meaning
+from selfheal.agent.report.lessons import build_lessons, meaning, what_changed
 from selfheal.agent.report.recall import helped, lesson_of
 from selfheal.agent.report.result import HealResult
 
@@ -20,8 +19,6 @@ MEMORY_VERSION = 1  # of the report's `memory` object (an extension the contract
 
 
 MAX_REJECTED_SHOWN = 50  # a search may be refused many times; report.json stays readable
-# overfit risks whose patch leaves the checked code as it was: its family's meaning is no cause
-PATCH_BESIDE_THE_CODE = frozenset({"test_check"})
 
 
 def diagnosis(result: HealResult, confidence: Confidence | None) -> dict[str, Any] | None:
@@ -52,7 +49,7 @@ def diagnosis(result: HealResult, confidence: Confidence | None) -> dict[str, An
     # the family says what a right patch of its kind means; with a doubt, this one may not be right
     opening, change = ("The patch would mean that in", "its change") if doubt else ("In", "the fix")
     causes = [
-        f"{opening} `{f.function}` ({f.file}:{f.line}) {meaning(f)}; {change}: {_what_changed(f)}."
+        f"{opening} `{f.function}` ({f.file}:{f.line}) {meaning(f)}; {change}: {what_changed(f)}."
         for f in result.fixes
     ]
     return {
@@ -63,10 +60,6 @@ def diagnosis(result: HealResult, confidence: Confidence | None) -> dict[str, An
     }
 
 
-def _what_changed(fix: Candidate) -> str:
-    return fix.description.split(": ", 1)[-1]
-
-
 def _doubt(result: HealResult) -> str:
     """Why the shipped patch says nothing of what the bug was: it only skips the failing path, or
     it changes the check a failing test asserts with rather than the code checked. Empty otherwise:
@@ -75,7 +68,7 @@ def _doubt(result: HealResult) -> str:
     if result.bypass:
         where = ", ".join(f"`{f}`" for f in result.bypass)
         reasons.append(f"it only skips the failing path in {where}, so the tests no longer run it")
-    reasons += [str(risk) for risk in result.overfit_risks if risk.kind in PATCH_BESIDE_THE_CODE]
+    reasons += [str(risk) for risk in result.overfit_risks if risk.changes_the_check]
     return f"Not established: {'; '.join(reasons)}." if reasons else ""
 
 

@@ -232,7 +232,9 @@ def _open_or_update(
         refused = client.request_review(pull.number, reviewer)
         if refused:
             notes.append(refused)
-    return Publication(CREATED, change.branch, pushed.sha, pull.number, pull.url, tuple(notes), pull.draft)
+    return Publication(
+        CREATED, change.branch, pushed.sha, pull.number, pull.url, tuple(notes), draft=pull.draft
+    )
 
 
 def _update(client: GitHubClient, pull: PullInfo, change: Change, pushed: Pushed) -> Publication:
