@@ -70,3 +70,18 @@ def test_comments_say_why_without_citing_the_tracker():
             lines = (ROOT / relative).read_text(encoding="utf-8").splitlines()
             cited += [f"{relative}:{n}" for n, line in enumerate(lines, 1) if TRACKER_CITATION.search(line)]
     assert cited == []
+
+
+MODULE_LINE_LIMIT = 500
+
+
+def test_no_module_of_the_package_passes_the_line_limit():
+    """A module longer than this mixes concerns a reader has to take apart to find one: split it
+    by what each part owns, as the sandbox's backends and the bot's rooms are split."""
+    longest = sorted(
+        (len(path.read_text(encoding="utf-8").splitlines()), path.relative_to(ROOT).as_posix())
+        for path in (ROOT / "selfheal").glob("**/*.py")
+    )
+    assert longest, "no module found under selfheal/"
+    over = [f"{name}: {count} lines" for count, name in longest if count > MODULE_LINE_LIMIT]
+    assert over == []
