@@ -2,6 +2,7 @@
 tests showed, before the blind families.
 
 At a crash site, the error-directed repairs of `crash_templates` for each exception raised there;
+in a `try` body or handler, the `except` clause edits of `handler_templates`;
 on any suspicious statement, the regex edits of `regex_templates` and the string-literal edits of
 `string_templates`, guided by the failing tests' inputs, and the conversions of
 `conversion_templates` their failing assertions ask for.
@@ -16,6 +17,7 @@ from selfheal.agent.repair.conversion_templates import conversion_edits
 from selfheal.agent.repair.crash_templates import crash_mutations
 from selfheal.agent.repair.edits import SourceFile
 from selfheal.agent.repair.evidence import FailureEvidence
+from selfheal.agent.repair.handler_templates import handler_edits
 from selfheal.agent.repair.mutation import FunctionFacts, Mutation, header_nodes
 from selfheal.agent.repair.regex_templates import function_swaps, pattern_flags, pattern_literals, regex_edits
 from selfheal.agent.repair.string_templates import format_field_edits, named_constant_edits, separator_edits
@@ -30,10 +32,12 @@ def directed_mutations(
     sources: dict[str, str],
 ) -> Iterator[Mutation]:
     seen: set[tuple[str, str]] = set()
-    for crash in evidence.crashes_at(src.path, statement):
+    crashes = evidence.crashes_at(src.path, statement)
+    for crash in crashes:
         if (crash.exception, crash.message) not in seen:
             seen.add((crash.exception, crash.message))
             yield from crash_mutations(src, statement, parents, facts, crash, sources)
+    yield from handler_edits(src, statement, parents, crashes, evidence.named_exceptions)
     yield from conversion_edits(src, statement, evidence.conversions)
     patterns = pattern_literals(src, statement, parents)
     for literal in patterns:

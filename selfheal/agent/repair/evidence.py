@@ -3,8 +3,10 @@
 `FailureEvidence.of(context)` gathers it once per search: the crash sites of the localization
 (exception type and message at a project line) and the string constants of the failing test
 functions (their inputs and expected outputs, with the parametrize values of their decorators and
-the module constants they read), which guide the regex and string-literal edits, and the
-conversions their failing assertions ask for (`conversion_templates`).
+the module constants they read), which guide the regex and string-literal edits, the
+conversions their failing assertions ask for (`conversion_templates`), and the exception classes
+the failing tests name or said were not raised, which aim the `except` clause edits
+(`handler_templates`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 
 from selfheal.agent.localize.crashes import Crash
 from selfheal.agent.repair.conversion_templates import conversions_asked
+from selfheal.agent.repair.handler_templates import exception_names
 from selfheal.agent.repair.strategy import RepairContext
 
 MAX_INPUTS = 60
@@ -26,12 +29,16 @@ class FailureEvidence:
     crashes: tuple[Crash, ...] = ()
     inputs: tuple[str, ...] = ()  # string constants of the failing tests, first seen first
     conversions: tuple[str, ...] = ()  # what turns a failing assertion's value into the expected one
+    named_exceptions: tuple[str, ...] = ()  # exception classes the failing tests expect or name
 
     @classmethod
     def of(cls, context: RepairContext) -> FailureEvidence:
         messages = {t: context.baseline_messages.get(t, "") for t in context.targets}
         return cls(
-            context.localization.crashes, failing_inputs(context.target_tests), conversions_asked(messages)
+            context.localization.crashes,
+            failing_inputs(context.target_tests),
+            conversions_asked(messages),
+            failing_exception_names(context.target_tests, context.hints.expected_exceptions),
         )
 
     def crashes_at(self, path: str, statement: ast.stmt) -> list[Crash]:
@@ -67,6 +74,20 @@ def failing_inputs(target_tests: dict[str, str]) -> tuple[str, ...]:
                 ):
                     found.append(node.value)
     return tuple(found[:MAX_INPUTS])
+
+
+def failing_exception_names(target_tests: dict[str, str], not_raised: tuple[str, ...]) -> tuple[str, ...]:
+    """The exceptions a failing test said were not raised, then those each failing test function
+    names, first seen first."""
+    found = list(not_raised)
+    for nodeid, text in target_tests.items():
+        try:
+            function = _test_function(ast.parse(text), nodeid)
+        except SyntaxError:
+            continue
+        if function is not None:
+            found += [name for name in exception_names(function) if name not in found]
+    return tuple(found)
 
 
 def _test_function(tree: ast.Module, nodeid: str) -> ast.AST | None:

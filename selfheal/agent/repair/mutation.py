@@ -56,6 +56,9 @@ PRIORS = {
     "crash-arity": 1.2,
     "crash-none": 1.1,
     "crash-bound": 1.1,
+    # an `except` clause widened by the exception a failing test crashed with in its `try`, or
+    # narrowed to let through one the test names: directed, but a guess about which clause
+    "exception-handler": 1.0,
     # regex and string literals guided by the failing tests' inputs (regex_templates.py,
     # string_templates.py)
     "regex-edit": 0.55,

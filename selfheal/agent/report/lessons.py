@@ -69,6 +69,7 @@ FAMILY_MEANING = {
     "crash-arity": "a call did not fit the signature of the function it called",
     "crash-none": "a value that can be None was used without checking for None",
     "crash-bound": "a key or index was used that the collection may not hold",
+    "exception-handler": "an `except` clause caught too few or too many kinds of exception",
 }
 
 
