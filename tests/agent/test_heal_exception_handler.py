@@ -1,5 +1,6 @@
 """Whole heals whose fix is an `except` clause: one that let an exception escape which its sibling
-handler converts, one that swallowed a KeyboardInterrupt the caller must see.
+handler converts (raised in the `try` body, or in a helper it called), one that swallowed a
+KeyboardInterrupt the caller must see.
 
 Runs through the public API with the local sandbox and real pytest, checks the proof obligations
 of `heal_repo`, then the concrete clause shipped and its family.
@@ -64,6 +65,51 @@ def test_a_missing_value_is_not_an_integer():
 @pytest.mark.parametrize("value", ["1", "YES", "true"])
 def test_flags(value):
     assert as_flag("debug", value) is True
+"""
+
+PORTS = '''
+"""Port numbers read from settings."""
+
+
+class SettingError(Exception):
+    """A setting that cannot be read, naming the setting."""
+
+
+def _number(value):
+    """The integer written in decimal in `value`."""
+    return int(value, 10)
+
+
+def as_port(name, value):
+    """A TCP port number; SettingError when the setting holds none."""
+    try:
+        port = _number(value)
+    except ValueError as e:
+        raise SettingError(f"{name}: {e}") from e
+    if not 0 < port < 65536:
+        raise SettingError(f"{name}: {port} is not a port")
+    return port
+'''
+
+PORTS_TESTS = """
+import pytest
+
+from config.ports import SettingError, as_port
+
+
+def test_a_port_is_read():
+    assert as_port("port", "8080") == 8080
+
+
+@pytest.mark.parametrize("value", ["http", "0", "70000"])
+def test_what_is_not_a_port(value):
+    with pytest.raises(SettingError, match="port"):
+        as_port("port", value)
+
+
+def test_a_missing_value_is_not_a_port():
+    with pytest.raises(SettingError, match="port"):
+        as_port("port", None)
 """
 
 TASKS = '''
@@ -131,6 +177,21 @@ def test_an_exception_the_handler_missed_is_added_to_it(make_repo, run_heal, tmp
         failing={"tests/test_settings.py::test_a_missing_value_is_not_an_integer"},
     )
     removed, added = diff_lines(result.patch)
+    assert removed == ["    except ValueError as e:"]
+    assert added == ["    except (ValueError, TypeError) as e:"]
+    assert result.fixes[0].family == "exception-handler"
+
+
+def test_an_exception_a_helper_raised_inside_the_try_is_added_to_its_handler(make_repo, run_heal, tmp_path):
+    result = heal_repo(
+        make_repo,
+        run_heal,
+        tmp_path,
+        {"config/__init__.py": "", "config/ports.py": PORTS, "tests/test_ports.py": PORTS_TESTS},
+        failing={"tests/test_ports.py::test_a_missing_value_is_not_a_port"},
+    )
+    removed, added = diff_lines(result.patch)
+    # the TypeError is raised in `_number`; the handler around its call is where it is caught
     assert removed == ["    except ValueError as e:"]
     assert added == ["    except (ValueError, TypeError) as e:"]
     assert result.fixes[0].family == "exception-handler"

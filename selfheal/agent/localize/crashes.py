@@ -32,6 +32,9 @@ class Crash:
     test: str
     suggestion: str = ""  # the interpreter's own "Did you mean: 'x'?", when it printed one
     raised_here: bool = True  # False when the exception left the project for a library frame
+    # every project frame (file, line) the exception passed through, outermost first: a handler
+    # around a call can be the place to catch what the callee raised
+    through: tuple[tuple[str, int], ...] = ()
 
     @property
     def on_none(self) -> bool:
@@ -71,7 +74,16 @@ def _block_crash(block: str, test: str, sources: set[str], prefix: str) -> Crash
     hint = DID_YOU_MEAN.search(message)
     if hint:
         suggestion, message = hint["name"], message[: hint.start()]
-    return Crash(path, line, kind, message, test, suggestion, raised_here=index == len(frames) - 1)
+    return Crash(
+        path,
+        line,
+        kind,
+        message,
+        test,
+        suggestion,
+        raised_here=index == len(frames) - 1,
+        through=tuple((frame_path, frame_line) for _, frame_path, frame_line in project),
+    )
 
 
 def _relative(file: str, prefix: str) -> str:

@@ -37,7 +37,8 @@ def directed_mutations(
         if (crash.exception, crash.message) not in seen:
             seen.add((crash.exception, crash.message))
             yield from crash_mutations(src, statement, parents, facts, crash, sources)
-    yield from handler_edits(src, statement, parents, crashes, evidence.named_exceptions)
+    through = evidence.crashes_through(src.path, statement)
+    yield from handler_edits(src, statement, parents, through, evidence.named_exceptions)
     yield from conversion_edits(src, statement, evidence.conversions)
     patterns = pattern_literals(src, statement, parents)
     for literal in patterns:

@@ -45,6 +45,19 @@ class FailureEvidence:
         last = statement.end_lineno or statement.lineno
         return [c for c in self.crashes if c.file == path and statement.lineno <= c.line <= last]
 
+    def crashes_through(self, path: str, statement: ast.stmt) -> list[Crash]:
+        """The crashes whose traceback passes a line of the statement: raised there, or in what
+        it called."""
+        last = statement.end_lineno or statement.lineno
+        return [
+            c
+            for c in self.crashes
+            if any(
+                file == path and statement.lineno <= line <= last
+                for file, line in c.through or ((c.file, c.line),)
+            )
+        ]
+
 
 def failing_inputs(target_tests: dict[str, str]) -> tuple[str, ...]:
     """String constants of each failing test function (by its node id) and what it reads."""

@@ -1,10 +1,10 @@
 """Exception-handler repairs: the `except` clause a failing test's exception went around or through.
 
-- *widened*: an exception raised in a `try` body that none of its handlers catches (a failing
-  test crashed with it there) is added to a handler's types, `except AttributeError as e:` ->
-  `except (AttributeError, TypeError) as e:`, so that the handler's conversion or fallback covers
-  it as it covers its sibling. First the handlers whose body raises an exception the failing test
-  names: the test expects that conversion.
+- *widened*: an exception raised in a `try` body, or in what the body called, that none of its
+  handlers catches (a failing test crashed with it through there) is added to a handler's types,
+  `except AttributeError as e:` -> `except (AttributeError, TypeError) as e:`, so that the
+  handler's conversion or fallback covers it as it covers its sibling. First the handlers whose
+  body raises an exception the failing test names: the test expects that conversion.
 - *narrowed*: a handler the failing test ran, which catches an exception that test names (it
   expects it to pass through): a bare `except:` or `except BaseException:` becomes `except
   Exception:` where the named exception is KeyboardInterrupt, SystemExit or GeneratorExit; any
@@ -40,8 +40,8 @@ def handler_edits(
     crashes: list[Crash],
     named: tuple[str, ...],
 ) -> Iterator[Mutation]:
-    """`crashes`: those raised at `statement`; `named`: the exception classes the failing tests
-    name (what they expect raised or passed through)."""
+    """`crashes`: those whose traceback passes `statement`; `named`: the exception classes the
+    failing tests name (what they expect raised or passed through)."""
     referable = set(module_bindings(src)) | BUILTIN_EXCEPTIONS
     for child, enclosing in _enclosing_blocks(statement, parents):
         if not isinstance(enclosing, ast.Try):

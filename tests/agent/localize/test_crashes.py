@@ -38,6 +38,14 @@ LIBRARY = """Traceback (most recent call last):
   File "/usr/lib/python3.11/json/__init__.py", line 346, in loads
     return _default_decoder.decode(s)
 json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)"""
+THROUGH_A_CALL = """Traceback (most recent call last):
+  File "/work/repo/tests/test_m.py", line 4, in test_port
+    as_port("port", None)
+  File "/work/repo/pkg/settings.py", line 12, in as_port
+    port = _number(value)
+  File "/work/repo/pkg/numbers.py", line 2, in _number
+    return int(value, 10)
+TypeError: int() can't convert non-string with explicit base"""
 SOURCE = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return totl\n" + "\n" * 5
 
 
@@ -55,6 +63,14 @@ def test_the_deepest_project_frame_and_the_exception_line_with_its_suggestion() 
 def test_a_chained_traceback_keeps_the_crash_in_project_source() -> None:
     crashes = crash_sites(["t::h"], {"t::h": outcome("t::h", CHAINED)}, {"pkg/m.py"}, ROOT)
     assert [(c.file, c.line, c.exception, c.message) for c in crashes] == [("pkg/m.py", 7, "KeyError", "'k'")]
+
+
+def test_a_crash_records_every_project_frame_it_passed_through_outermost_first() -> None:
+    sources = {"pkg/settings.py", "pkg/numbers.py"}
+    crashes = crash_sites(["t::p"], {"t::p": outcome("t::p", THROUGH_A_CALL)}, sources, ROOT)
+    assert [(c.file, c.line, c.through) for c in crashes] == [
+        ("pkg/numbers.py", 2, (("pkg/settings.py", 12), ("pkg/numbers.py", 2)))
+    ]
 
 
 def test_an_exception_raised_in_a_library_names_the_project_call_and_its_short_class() -> None:

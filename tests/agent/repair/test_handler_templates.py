@@ -129,6 +129,25 @@ def test_a_handler_that_does_not_raise_what_the_test_names_is_widened_at_a_lower
     assert len(mutations) == 1
 
 
+def test_an_exception_raised_in_what_the_try_body_called_widens_its_handler():
+    # the crash's deepest project frame is elsewhere; its traceback passes the `try` body's call
+    line = next(i for i, ln in enumerate(SOURCE.splitlines(), 1) if "target.append(value)" in ln)
+    src = SourceFile("m.py", SOURCE)
+    parents = parent_map(src.tree)
+    statement = statement_at(src, line, parents)
+    elsewhere = Crash("other.py", 3, "TypeError", "boom", "t::x", through=(("m.py", line), ("other.py", 3)))
+    evidence = FailureEvidence((elsewhere,), named_exceptions=("PathError",))
+    assert evidence.crashes_at("m.py", statement) == []
+    found = [
+        (m.weight, apply_edits({"m.py": SOURCE}, m.edits)["m.py"].splitlines()[line])
+        for m in directed_mutations(
+            src, statement, parents, FunctionFacts(src, None), evidence, {"m.py": SOURCE}
+        )
+        if m.family == "exception-handler"
+    ]
+    assert found == [(1.0, "    except (AttributeError, TypeError) as e:")]
+
+
 def test_no_widening_where_a_handler_already_takes_the_exception():
     assert edits_at("target.insert(len(target), value)", crash="TypeError") == []  # except Exception
     assert edits_at("return table[key]", named=("PathError",), crash="KeyError") == []  # LookupError
