@@ -108,9 +108,15 @@ def _place_hidden(task: Task, root: Path) -> list[str]:
         rel = path.relative_to(source)
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, root / rel)
-        if rel.name.startswith("test") and rel.suffix == ".py":
+        if is_test_module(rel.name):
             tests.append(rel.as_posix())
     return [*tests, *task.hidden_args]
+
+
+def is_test_module(name: str) -> bool:
+    """A file pytest collects tests from by its default names (`test_*.py`, `*_test.py`), or a
+    module named like `tests.py`; a conftest or a helper module is not one."""
+    return name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
 
 
 def _outcomes(junit: Path) -> tuple[int, list[str]]:

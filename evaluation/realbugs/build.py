@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from evaluation.bench.hidden import is_test_module
 from evaluation.bench.reference import function_trees
 from evaluation.realbugs.manifest import Bug, Deselected
 from evaluation.realbugs.pytest_run import PytestRun, covers, run_pytest
@@ -171,7 +172,7 @@ def _build(bug: Bug, buggy: Path, fixed: Path, target: Path) -> Outcome:
                                   tests=bug.hidden_files)  # fmt: skip
         for rel in bug.source_files:
             shutil.copy(fixed / rel, hidden_fixed / rel)
-        hidden_tests = [f for f in bug.hidden_files if Path(f).name.startswith("test")]
+        hidden_tests = [f for f in bug.hidden_files if is_test_module(Path(f).name)]
         others = [f"--deselect={d.test}" for d in deselected if d not in bug.deselect]
         reference_runs = [
             run_pytest(hidden_fixed, [*hidden_tests, *listed, *others]) for _ in range(REFERENCE_RUNS)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.bench.hidden import patched_copy, run_hidden
+from evaluation.bench.hidden import is_test_module, patched_copy, run_hidden
 from evaluation.bench.tasks import TASKS_DIR, load_tasks
 
 
@@ -72,3 +72,18 @@ def test_a_patch_may_not_write_outside_the_copy(tmp_path: Path):
     with pytest.raises(ValueError, match=r"outside the repository: \.\./escape\.py"):
         patched_copy(task, {"../escape.py": "x = 1\n"}, tmp_path / "copy")
     assert not (tmp_path / "escape.py").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "collected"),
+    [
+        ("test_api.py", True),
+        ("jsonpickle_test.py", True),  # pytest's other default pattern: a release's tests named so
+        ("tests.py", True),
+        ("conftest.py", False),
+        ("helper.py", False),
+        ("test_data.json", False),
+    ],
+)
+def test_which_hidden_files_are_run_as_tests(name, collected):
+    assert is_test_module(name) is collected
