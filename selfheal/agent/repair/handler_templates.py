@@ -47,28 +47,37 @@ def handler_edits(
         if not isinstance(enclosing, ast.Try):
             continue
         if any(child is node for node in enclosing.body):
-            for exception in dict.fromkeys(c.exception for c in crashes):
-                if exception in referable:
-                    yield from _widened(src, enclosing, exception, named)
+            escaped = [
+                exception
+                for exception in dict.fromkeys(c.exception for c in crashes)
+                if exception in referable and not any(catches(h, exception) for h in enclosing.handlers)
+            ]
+            yield from _widened(src, enclosing, escaped, named)
         elif isinstance(child, ast.ExceptHandler):
             yield from _narrowed(src, enclosing, child, named, referable)
 
 
-def _widened(src: SourceFile, block: ast.Try, exception: str, named: tuple[str, ...]) -> Iterator[Mutation]:
-    if any(catches(handler, exception) for handler in block.handlers):
-        return  # it was caught here: its escape is not this clause's doing
+def _widened(
+    src: SourceFile, block: ast.Try, escaped: list[str], named: tuple[str, ...]
+) -> Iterator[Mutation]:
+    """Each handler widened by all the exceptions that escaped the `try` (the failing tests
+    crashed with each of them through it), then by each one alone, a little lower."""
+    if not escaped:
+        return  # what was raised here was caught here: its escape is not this clause's doing
+    choices = [escaped] + ([[e] for e in escaped] if len(escaped) > 1 else [])
     for handler in block.handlers[:MAX_HANDLERS]:
         assert handler.type is not None  # a bare handler catches everything
         kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-        text = "(" + ", ".join([*(src.segment(k) for k in kinds), exception]) + ")"
         converts = bool(set(_raised_names(handler)) & set(named))
-        yield Mutation(
-            FAMILY,
-            1.0 if converts else 0.6,
-            (Edit(src.path, *src.span(handler.type), text),),
-            f"`except {src.segment(handler.type)}` -> `except {text}` (the {exception} raised in its "
-            f"`try` at line {block.lineno} escaped it)",
-        )
+        for added in choices:
+            text = "(" + ", ".join([*(src.segment(k) for k in kinds), *added]) + ")"
+            yield Mutation(
+                FAMILY,
+                (1.0 if converts else 0.6) * (1.0 if added is escaped else 0.9),
+                (Edit(src.path, *src.span(handler.type), text),),
+                f"`except {src.segment(handler.type)}` -> `except {text}` (the {' and '.join(added)} "
+                f"raised in its `try` at line {block.lineno} escaped it)",
+            )
 
 
 def _narrowed(

@@ -148,6 +148,29 @@ def test_an_exception_raised_in_what_the_try_body_called_widens_its_handler():
     assert found == [(1.0, "    except (AttributeError, TypeError) as e:")]
 
 
+def test_exceptions_that_escaped_the_same_try_are_added_together_first():
+    line = next(i for i, ln in enumerate(SOURCE.splitlines(), 1) if "target.append(value)" in ln)
+    src = SourceFile("m.py", SOURCE)
+    parents = parent_map(src.tree)
+    statement = statement_at(src, line, parents)
+    crashes = tuple(
+        Crash("m.py", line, kind, "boom", f"t::{kind}") for kind in ("TypeError", "OverflowError")
+    )
+    evidence = FailureEvidence(crashes, named_exceptions=("PathError",))
+    found = [
+        (round(m.prior, 2), apply_edits({"m.py": SOURCE}, m.edits)["m.py"].splitlines()[line])
+        for m in directed_mutations(
+            src, statement, parents, FunctionFacts(src, None), evidence, {"m.py": SOURCE}
+        )
+        if m.family == "exception-handler"
+    ]
+    assert found == [
+        (1.0, "    except (AttributeError, TypeError, OverflowError) as e:"),
+        (0.9, "    except (AttributeError, TypeError) as e:"),
+        (0.9, "    except (AttributeError, OverflowError) as e:"),
+    ]
+
+
 def test_no_widening_where_a_handler_already_takes_the_exception():
     assert edits_at("target.insert(len(target), value)", crash="TypeError") == []  # except Exception
     assert edits_at("return table[key]", named=("PathError",), crash="KeyError") == []  # LookupError
