@@ -164,48 +164,38 @@ def test_an_interrupt_stops_the_batch_as_it_is():
 """
 
 
-def test_an_exception_the_handler_missed_is_added_to_it(make_repo, run_heal, tmp_path):
-    result = heal_repo(
-        make_repo,
-        run_heal,
-        tmp_path,
-        {
-            "config/__init__.py": "",
-            "config/settings.py": SETTINGS,
-            "tests/test_settings.py": SETTINGS_TESTS,
-        },
-        failing={"tests/test_settings.py::test_a_missing_value_is_not_an_integer"},
-    )
-    removed, added = diff_lines(result.patch)
-    assert removed == ["    except ValueError as e:"]
-    assert added == ["    except (ValueError, TypeError) as e:"]
-    assert result.fixes[0].family == "exception-handler"
-
-
-def test_an_exception_a_helper_raised_inside_the_try_is_added_to_its_handler(make_repo, run_heal, tmp_path):
-    result = heal_repo(
-        make_repo,
-        run_heal,
-        tmp_path,
-        {"config/__init__.py": "", "config/ports.py": PORTS, "tests/test_ports.py": PORTS_TESTS},
-        failing={"tests/test_ports.py::test_a_missing_value_is_not_a_port"},
-    )
-    removed, added = diff_lines(result.patch)
-    # the TypeError is raised in `_number`; the handler around its call is where it is caught
-    assert removed == ["    except ValueError as e:"]
-    assert added == ["    except (ValueError, TypeError) as e:"]
-    assert result.fixes[0].family == "exception-handler"
-
-
-def test_a_bare_handler_lets_an_interrupt_through(make_repo, run_heal, tmp_path):
-    result = heal_repo(
-        make_repo,
-        run_heal,
-        tmp_path,
-        {"batch/__init__.py": "", "batch/tasks.py": TASKS, "tests/test_tasks.py": TASKS_TESTS},
-        failing={"tests/test_tasks.py::test_an_interrupt_stops_the_batch_as_it_is"},
-    )
-    removed, added = diff_lines(result.patch)
-    assert removed == ["        except:  # noqa: E722"]
-    assert added == ["        except Exception:  # noqa: E722"]
+@pytest.mark.parametrize(
+    ("files", "failing", "removed", "added"),
+    [
+        pytest.param(
+            {
+                "config/__init__.py": "",
+                "config/settings.py": SETTINGS,
+                "tests/test_settings.py": SETTINGS_TESTS,
+            },
+            "tests/test_settings.py::test_a_missing_value_is_not_an_integer",
+            "    except ValueError as e:",
+            "    except (ValueError, TypeError) as e:",
+            id="an-exception-the-handler-missed-is-added-to-it",
+        ),
+        pytest.param(
+            # the TypeError is raised in `_number`; the handler around its call is where it is caught
+            {"config/__init__.py": "", "config/ports.py": PORTS, "tests/test_ports.py": PORTS_TESTS},
+            "tests/test_ports.py::test_a_missing_value_is_not_a_port",
+            "    except ValueError as e:",
+            "    except (ValueError, TypeError) as e:",
+            id="an-exception-a-helper-raised-inside-the-try-is-added-to-its-handler",
+        ),
+        pytest.param(
+            {"batch/__init__.py": "", "batch/tasks.py": TASKS, "tests/test_tasks.py": TASKS_TESTS},
+            "tests/test_tasks.py::test_an_interrupt_stops_the_batch_as_it_is",
+            "        except:  # noqa: E722",
+            "        except Exception:  # noqa: E722",
+            id="a-bare-handler-lets-an-interrupt-through",
+        ),
+    ],
+)
+def test_the_except_clause_is_the_fix(make_repo, run_heal, tmp_path, files, failing, removed, added):
+    result = heal_repo(make_repo, run_heal, tmp_path, files, failing={failing})
+    assert diff_lines(result.patch) == ([removed], [added])
     assert result.fixes[0].family == "exception-handler"

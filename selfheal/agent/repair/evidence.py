@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from selfheal.agent.localize.crashes import Crash
 from selfheal.agent.repair.conversion_templates import conversions_asked
@@ -42,21 +43,25 @@ class FailureEvidence:
         )
 
     def crashes_at(self, path: str, statement: ast.stmt) -> list[Crash]:
-        last = statement.end_lineno or statement.lineno
-        return [c for c in self.crashes if c.file == path and statement.lineno <= c.line <= last]
+        return [c for c in self.crashes if _within(statement, path, c.file, c.line)]
 
     def crashes_through(self, path: str, statement: ast.stmt) -> list[Crash]:
         """The crashes whose traceback passes a line of the statement: raised there, or in what
         it called."""
-        last = statement.end_lineno or statement.lineno
         return [
             c
             for c in self.crashes
-            if any(
-                file == path and statement.lineno <= line <= last
-                for file, line in c.through or ((c.file, c.line),)
-            )
+            if any(_within(statement, path, file, line) for file, line in c.through or ((c.file, c.line),))
         ]
+
+
+def _within(statement: ast.stmt, path: str, file: str, line: int) -> bool:
+    return file == path and statement.lineno <= line <= (statement.end_lineno or statement.lineno)
+
+
+# A failing test file is read for each of its failing tests, by the inputs and by the exception
+# names alike: parsed once.
+_parsed = lru_cache(maxsize=16)(ast.parse)
 
 
 def failing_inputs(target_tests: dict[str, str]) -> tuple[str, ...]:
@@ -64,7 +69,7 @@ def failing_inputs(target_tests: dict[str, str]) -> tuple[str, ...]:
     found: list[str] = []
     for nodeid, text in target_tests.items():
         try:
-            tree = ast.parse(text)
+            tree = _parsed(text)
         except SyntaxError:
             continue
         function = _test_function(tree, nodeid)
@@ -95,7 +100,7 @@ def failing_exception_names(target_tests: dict[str, str], not_raised: tuple[str,
     found = list(not_raised)
     for nodeid, text in target_tests.items():
         try:
-            function = _test_function(ast.parse(text), nodeid)
+            function = _test_function(_parsed(text), nodeid)
         except SyntaxError:
             continue
         if function is not None:

@@ -25,9 +25,9 @@ from selfheal.agent.localize.crashes import Crash
 from selfheal.agent.repair.crash_site import module_bindings
 from selfheal.agent.repair.edits import Edit, SourceFile
 from selfheal.agent.repair.mutation import Mutation
+from selfheal.agent.repair.overfit import BROAD
 
 FAMILY = "exception-handler"
-BROAD = ("Exception", "BaseException")
 # what `except Exception` lets pass: the exceptions a library should not turn into its own errors
 NOT_EXCEPTIONS = ("KeyboardInterrupt", "SystemExit", "GeneratorExit")
 MAX_HANDLERS = 4
@@ -66,8 +66,7 @@ def _widened(
         return  # what was raised here was caught here: its escape is not this clause's doing
     choices = [escaped] + ([[e] for e in escaped] if len(escaped) > 1 else [])
     for handler in block.handlers[:MAX_HANDLERS]:
-        assert handler.type is not None  # a bare handler catches everything
-        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        kinds = _kinds(handler)  # typed: a bare handler catches everything, so nothing escaped
         converts = bool(set(_raised_names(handler)) & set(named))
         for added in choices:
             text = "(" + ", ".join([*(src.segment(k) for k in kinds), *added]) + ")"
@@ -85,9 +84,7 @@ def _narrowed(
 ) -> Iterator[Mutation]:
     raised = set(_raised_names(handler))
     passed_through = [
-        n
-        for n in named
-        if n in referable and n not in raised and catches(handler, n) and not _is_broad_name(n)
+        n for n in named if n in referable and n not in raised and catches(handler, n) and n not in BROAD
     ]
     if not passed_through:
         return
@@ -122,8 +119,7 @@ def catches(handler: ast.ExceptHandler, exception: str) -> bool:
     """Whether the handler takes `exception` (a class name), as far as the names tell."""
     if handler.type is None:
         return True
-    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    for kind in kinds:
+    for kind in _kinds(handler):
         name = _name(kind)
         if name == exception or name == "BaseException":
             return True
@@ -139,8 +135,10 @@ def _takes_everything(handler: ast.ExceptHandler) -> bool:
     return handler.type is None or _name(handler.type) == "BaseException"
 
 
-def _is_broad_name(name: str) -> bool:
-    return name in BROAD
+def _kinds(handler: ast.ExceptHandler) -> list[ast.expr]:
+    """The exception classes a typed handler names: `except (A, B)` and `except A` alike."""
+    assert handler.type is not None
+    return handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
 
 
 def _raised_names(handler: ast.ExceptHandler) -> list[str]:
